@@ -1,0 +1,192 @@
+#include "api.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "attention.hpp"
+#include "kernels.hpp"
+#include "sampling.hpp"
+
+namespace attnlab::api {
+namespace {
+
+std::string num(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+[[noreturn]] void raise(const char* code, const char* fn, const std::string& msg) {
+  throw ApiError(code, std::string(fn) + ": " + msg);
+}
+
+// A size from JavaScript: a finite integer in [1, max].
+std::size_t size_arg(const char* fn, const char* name, double v, std::size_t max) {
+  if (!std::isfinite(v) || v != std::floor(v))
+    raise("BAD_SIZE", fn, std::string(name) + " must be a positive integer, got " + num(v));
+  if (v < 1) raise("BAD_SIZE", fn, std::string(name) + " must be at least 1, got " + num(v));
+  if (v > static_cast<double>(max))
+    raise("SIZE_LIMIT", fn, std::string(name) + " = " + num(v) + " exceeds the limit of " + num(double(max)));
+  return static_cast<std::size_t>(v);
+}
+
+// a·b, checked against kMaxElements before it can overflow (a, b <= 2^16 or 2^24 each).
+std::size_t product(const char* fn, const char* what, std::size_t a, std::size_t b) {
+  if (b != 0 && a > kMaxElements / b)
+    raise("SIZE_LIMIT", fn, std::string(what) + " = " + num(double(a) * double(b)) +
+                                " exceeds the limit of " + num(double(kMaxElements)) + " elements");
+  return a * b;
+}
+
+template <class T>
+void expect_len(const char* fn, const char* name, Vec<const T> x, std::size_t n, const char* expr) {
+  if (x.size != n)
+    raise("SHAPE_MISMATCH", fn, std::string(name) + " has " + num(double(x.size)) +
+                                    " elements, expected " + expr + " = " + num(double(n)));
+}
+
+struct Shape {
+  std::size_t nq, nk, dk, dv;
+  float scale;
+};
+
+Shape check_attention(const char* fn, const AttentionArgs& a) {
+  Shape s{size_arg(fn, "nq", a.nq, kMaxDim), size_arg(fn, "nk", a.nk, kMaxDim),
+          size_arg(fn, "dk", a.dk, kMaxDim), size_arg(fn, "dv", a.dv, kMaxDim), 0.f};
+  const std::size_t nqk = product(fn, "nq*nk", s.nq, s.nk);
+  expect_len(fn, "q", a.q, product(fn, "nq*dk", s.nq, s.dk), "nq*dk");
+  expect_len(fn, "k", a.k, product(fn, "nk*dk", s.nk, s.dk), "nk*dk");
+  expect_len(fn, "v", a.v, product(fn, "nk*dv", s.nk, s.dv), "nk*dv");
+  product(fn, "nq*dv", s.nq, s.dv);
+  if (a.mask.data != nullptr || a.mask.size != 0) expect_len(fn, "mask", a.mask, nqk, "nq*nk");
+  const double scale = a.has_scale ? a.scale : 1 / std::sqrt(double(s.dk));
+  if (!std::isfinite(scale)) raise("BAD_VALUE", fn, "scale must be finite, got " + num(scale));
+  s.scale = static_cast<float>(scale);
+  return s;
+}
+
+Mask mask_of(const AttentionArgs& a, const Shape& s) {
+  Mask m;
+  m.causal = a.causal;
+  if (a.mask.size != 0) m.keep = {a.mask.data, s.nq, s.nk};
+  return m;
+}
+
+}  // namespace
+
+std::uint64_t seed_arg(const char* fn, const char* name, double v) {
+  if (!std::isfinite(v) || v != std::floor(v) || v < 0 || v > 9007199254740991.0)
+    raise("BAD_VALUE", fn, std::string(name) + " must be an integer in [0, 2^53), got " + num(v));
+  return static_cast<std::uint64_t>(v);
+}
+
+Distribution distribution(const char* fn, double kind, double mean, double std) {
+  if (!(kind == 0 || kind == 1 || kind == 2))
+    raise("BAD_VALUE", fn, "distribution must be 'normal', 'uniform' or 'rademacher'");
+  if (!std::isfinite(mean)) raise("BAD_VALUE", fn, "mean must be finite, got " + num(mean));
+  if (!std::isfinite(std) || std < 0) raise("BAD_VALUE", fn, "std must be finite and >= 0, got " + num(std));
+  return {static_cast<Dist>(static_cast<int>(kind)), mean, std};
+}
+
+void softmax(std::vector<float>& out, Vec<const float> x, double rows_d, double cols_d,
+             SoftmaxKind kind) {
+  const char* fn = kind == SoftmaxKind::log ? "logSoftmax" : kind == SoftmaxKind::naive ? "softmaxNaive" : "softmax";
+  const std::size_t rows = size_arg(fn, "rows", rows_d, kMaxElements);
+  const std::size_t cols = size_arg(fn, "cols", cols_d, kMaxElements);
+  expect_len(fn, "x", x, product(fn, "rows*cols", rows, cols), "rows*cols");
+  out.resize(x.size);
+  const Mat<float> y{out.data(), rows, cols};
+  const Mat<const float> xm{x.data, rows, cols};
+  switch (kind) {
+    case SoftmaxKind::stable: softmax_rows(y, xm); break;
+    case SoftmaxKind::naive: softmax_naive_rows(y, xm); break;
+    case SoftmaxKind::log: log_softmax_rows(y, xm); break;
+  }
+}
+
+void softmax_backward(std::vector<float>& dx, Vec<const float> p, Vec<const float> dp,
+                      double rows_d, double cols_d) {
+  const char* fn = "softmaxBackward";
+  const std::size_t rows = size_arg(fn, "rows", rows_d, kMaxElements);
+  const std::size_t cols = size_arg(fn, "cols", cols_d, kMaxElements);
+  const std::size_t n = product(fn, "rows*cols", rows, cols);
+  expect_len(fn, "p", p, n, "rows*cols");
+  expect_len(fn, "gradP", dp, n, "rows*cols");
+  dx.resize(n);
+  softmax_backward_rows(Mat<float>{dx.data(), rows, cols}, Mat<const float>{p.data, rows, cols},
+                        Mat<const float>{dp.data, rows, cols});
+}
+
+void attention(std::vector<float>& out, std::vector<float>& weights, const AttentionArgs& a) {
+  const Shape s = check_attention("attention", a);
+  out.resize(s.nq * s.dv);
+  weights.resize(s.nq * s.nk);
+  attention_forward(Mat<float>{out.data(), s.nq, s.dv}, Mat<float>{weights.data(), s.nq, s.nk},
+                    Mat<const float>{a.q.data, s.nq, s.dk}, Mat<const float>{a.k.data, s.nk, s.dk},
+                    Mat<const float>{a.v.data, s.nk, s.dv}, s.scale, mask_of(a, s));
+}
+
+void attention_backward(std::vector<float>& dq, std::vector<float>& dk, std::vector<float>& dv,
+                        const AttentionArgs& a, Vec<const float> dout) {
+  const char* fn = "attentionBackward";
+  const Shape s = check_attention(fn, a);
+  expect_len(fn, "gradOutput", dout, s.nq * s.dv, "nq*dv");
+  std::vector<float> out(s.nq * s.dv), p(s.nq * s.nk), ds(s.nq * s.nk);
+  const Mat<const float> q{a.q.data, s.nq, s.dk}, k{a.k.data, s.nk, s.dk}, v{a.v.data, s.nk, s.dv};
+  attention_forward(Mat<float>{out.data(), s.nq, s.dv}, Mat<float>{p.data(), s.nq, s.nk}, q, k, v,
+                    s.scale, mask_of(a, s));
+  dq.resize(s.nq * s.dk);
+  dk.resize(s.nk * s.dk);
+  dv.resize(s.nk * s.dv);
+  attnlab::attention_backward(Mat<float>{dq.data(), s.nq, s.dk}, Mat<float>{dk.data(), s.nk, s.dk},
+                              Mat<float>{dv.data(), s.nk, s.dv}, Mat<float>{ds.data(), s.nq, s.nk},
+                              q, k, v, Mat<const float>{p.data(), s.nq, s.nk},
+                              Mat<const float>{dout.data, s.nq, s.dv}, s.scale);
+}
+
+void row_stats(std::vector<float>& max, std::vector<float>& entropy, Vec<const float> p,
+               double rows_d, double cols_d) {
+  const char* fn = "rowStats";
+  const std::size_t rows = size_arg(fn, "rows", rows_d, kMaxElements);
+  const std::size_t cols = size_arg(fn, "cols", cols_d, kMaxElements);
+  expect_len(fn, "p", p, product(fn, "rows*cols", rows, cols), "rows*cols");
+  max.resize(rows);
+  entropy.resize(rows);
+  const Mat<const float> pm{p.data, rows, cols};
+  row_max(Vec<float>{max.data(), rows}, pm);
+  row_entropy(Vec<float>{entropy.data(), rows}, pm);
+}
+
+void sample_dot_products(std::vector<float>& out, double dk_d, double count_d, double seed_d,
+                         const Distribution& d, double first_d) {
+  const char* fn = "sampleDotProducts";
+  const std::size_t dk = size_arg(fn, "dk", dk_d, kMaxDim);
+  const std::size_t count = size_arg(fn, "count", count_d, kMaxCount);
+  const std::uint64_t seed = seed_arg(fn, "seed", seed_d);
+  const std::uint64_t first = seed_arg(fn, "first", first_d);
+  out.resize(count);
+  attnlab::sample_dot_products(Vec<float>{out.data(), count}, dk, seed, d, first);
+}
+
+void sample_entries(std::vector<float>& out, double count_d, double seed_d, const Distribution& d,
+                    double stream_d) {
+  const char* fn = "sampleEntries";
+  const std::size_t count = size_arg(fn, "count", count_d, kMaxElements);
+  Rng rng(seed_arg(fn, "seed", seed_d), seed_arg(fn, "stream", stream_d));
+  out.resize(count);
+  fill(Vec<float>{out.data(), count}, rng, d);
+}
+
+Summary describe(std::vector<std::uint32_t>& counts, Vec<const float> x, double bins_d, double lo,
+                 double hi) {
+  const char* fn = "describe";
+  const std::size_t bins = size_arg(fn, "bins", bins_d, kMaxBins);
+  if (x.size == 0) raise("BAD_SIZE", fn, "x must hold at least one value");
+  if (!std::isfinite(lo) || !std::isfinite(hi) || !(hi > lo))
+    raise("BAD_VALUE", fn, "the range [lo, hi] must be finite with lo < hi, got [" + num(lo) + ", " + num(hi) + "]");
+  counts.resize(bins);
+  histogram(Vec<std::uint32_t>{counts.data(), bins}, x, lo, hi);
+  return summarize(moments_of(x));
+}
+
+}  // namespace attnlab::api

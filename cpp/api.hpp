@@ -1,0 +1,69 @@
+// The checked entry points behind the JavaScript API (and usable from C++).
+//
+// Kernels trust their views; these functions do not trust anything. Sizes arrive as doubles
+// (JavaScript numbers) and are validated (finite, integer, in range) and multiplied with overflow
+// checks before any allocation. Every failure is an ApiError whose message names the function and
+// the argument ("attention: q has 100 elements, expected nq*dk = 128") and whose code is one of
+// BAD_SIZE, SIZE_LIMIT, SHAPE_MISMATCH, BAD_VALUE. Outputs go to caller-owned vectors, resized
+// here, so a caller that keeps them reuses their memory from call to call.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rng.hpp"
+#include "stats.hpp"
+#include "view.hpp"
+
+namespace attnlab::api {
+
+struct ApiError : Error {
+  std::string code;
+  ApiError(std::string c, const std::string& msg) : Error(msg), code(std::move(c)) {}
+};
+
+// Limits, documented in the README: one array holds at most 2^24 floats (64 MiB), a dimension is
+// at most 2^16, a sample count at most 2^24.
+constexpr std::size_t kMaxElements = std::size_t(1) << 24;
+constexpr std::size_t kMaxDim = std::size_t(1) << 16;
+constexpr std::size_t kMaxCount = std::size_t(1) << 24;
+constexpr std::size_t kMaxBins = 4096;
+
+enum class SoftmaxKind : int { stable = 0, naive = 1, log = 2 };
+void softmax(std::vector<float>& out, Vec<const float> x, double rows, double cols,
+             SoftmaxKind kind = SoftmaxKind::stable);
+
+// dx = p ⊙ (dp − Σ p dp) row by row, for p and dp of shape (rows, cols).
+void softmax_backward(std::vector<float>& dx, Vec<const float> p, Vec<const float> dp, double rows,
+                      double cols);
+
+struct AttentionArgs {
+  Vec<const float> q, k, v;
+  Vec<const std::uint8_t> mask;  // empty = no mask; else nq*nk entries, nonzero = attend
+  double nq = 0, nk = 0, dk = 0, dv = 0;
+  double scale = 0;
+  bool has_scale = false;         // false: scale = 1/√dk
+  bool causal = false;
+};
+void attention(std::vector<float>& out, std::vector<float>& weights, const AttentionArgs& a);
+void attention_backward(std::vector<float>& dq, std::vector<float>& dk, std::vector<float>& dv,
+                        const AttentionArgs& a, Vec<const float> dout);
+
+// out_i = max_j p_ij and H_i = −Σ_j p_ij log p_ij for p of shape (rows, cols).
+void row_stats(std::vector<float>& max, std::vector<float>& entropy, Vec<const float> p,
+               double rows, double cols);
+
+Distribution distribution(const char* fn, double kind, double mean, double std);
+std::uint64_t seed_arg(const char* fn, const char* name, double v);
+
+void sample_dot_products(std::vector<float>& out, double dk, double count, double seed,
+                         const Distribution& d, double first = 0);
+void sample_entries(std::vector<float>& out, double count, double seed, const Distribution& d,
+                    double stream = 0);
+
+// Summary of x plus a histogram of `bins` bins over [lo, hi].
+Summary describe(std::vector<std::uint32_t>& counts, Vec<const float> x, double bins, double lo,
+                 double hi);
+
+}  // namespace attnlab::api

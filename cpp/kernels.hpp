@@ -1,0 +1,43 @@
+// Fast float kernels: the same contracts as their `_ref` twins in kernels_ref.hpp.
+//
+// kernels_simd.cpp implements them with xsimd batches (one loop idiom: a width-agnostic body on
+// batch<float>, a horizontal reduction, a scalar tail); kernels_scalar.cpp forwards them to the
+// `_ref` twins when no SIMD architecture is compiled in. The float results differ from the
+// double reference only by summation order and xsimd::exp's error (≤ a few ulp per element).
+//
+// For any other scalar type the generic overloads below run the reference, so code composed
+// from kernels (attention.hpp) is written once and runs in float (fast) and in double (reference).
+#pragma once
+
+#include "kernels_ref.hpp"
+
+namespace attnlab {
+
+// "sse4.1", "avx2", … as xsimd names the compiled architecture, or "scalar".
+const char* simd_arch();
+bool simd_enabled();
+std::size_t simd_width();  // floats per batch (4 for SSE and wasm SIMD128), 1 when scalar
+
+float dot(Vec<const float> a, Vec<const float> b);
+void scale(Mat<float> out, Mat<const float> x, float s);
+void matmul_nt(Mat<float> out, Mat<const float> a, Mat<const float> b);
+void matmul_nn(Mat<float> out, Mat<const float> a, Mat<const float> b);
+void matmul_tn(Mat<float> out, Mat<const float> a, Mat<const float> b);
+void softmax_rows(Mat<float> out, Mat<const float> x);
+void softmax_naive_rows(Mat<float> out, Mat<const float> x);
+void log_softmax_rows(Mat<float> out, Mat<const float> x);
+void softmax_backward_rows(Mat<float> dx, Mat<const float> p, Mat<const float> dp);
+void row_entropy(Vec<float> out, Mat<const float> p);
+void row_max(Vec<float> out, Mat<const float> p);
+
+template <class T> T dot(Vec<const T> a, Vec<const T> b) { return dot_ref(a, b); }
+template <class T> void scale(Mat<T> o, Mat<const T> x, T s) { scale_ref(o, x, s); }
+template <class T> void matmul_nt(Mat<T> o, Mat<const T> a, Mat<const T> b) { matmul_nt_ref(o, a, b); }
+template <class T> void matmul_nn(Mat<T> o, Mat<const T> a, Mat<const T> b) { matmul_nn_ref(o, a, b); }
+template <class T> void matmul_tn(Mat<T> o, Mat<const T> a, Mat<const T> b) { matmul_tn_ref(o, a, b); }
+template <class T> void softmax_rows(Mat<T> o, Mat<const T> x) { softmax_rows_ref(o, x); }
+template <class T> void softmax_backward_rows(Mat<T> dx, Mat<const T> p, Mat<const T> dp) {
+  softmax_backward_rows_ref(dx, p, dp);
+}
+
+}  // namespace attnlab

@@ -1,0 +1,179 @@
+// xsimd implementations of kernels.hpp. Built when an xsimd architecture is compiled in:
+// natively (SSE2 … AVX-512) and in WebAssembly, where -msimd128 -msse4.1 makes xsimd pick its
+// SSE4.1 path and Emscripten lowers each intrinsic to a SIMD128 instruction (f32x4.*).
+//
+// Every loop has the same shape: a body on whole batches of W = B::size floats, a horizontal
+// reduction where one is needed, and a scalar tail for the last n mod W elements.
+#include <xsimd/xsimd.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "kernels.hpp"
+
+namespace attnlab {
+namespace {
+
+using B = xsimd::batch<float>;
+constexpr std::size_t W = B::size;
+
+// max_j x_j
+float max_of(const float* x, std::size_t n) {
+  float m = -std::numeric_limits<float>::infinity();
+  std::size_t j = 0;
+  if (n >= W) {
+    B acc = B::load_unaligned(x);
+    for (j = W; j + W <= n; j += W) acc = xsimd::max(acc, B::load_unaligned(x + j));
+    alignas(64) float lanes[W];
+    acc.store_aligned(lanes);
+    for (float v : lanes) m = std::max(m, v);
+  }
+  for (; j < n; ++j) m = std::max(m, x[j]);
+  return m;
+}
+
+// y_j = exp(x_j − m), returns Σ_j y_j
+float exp_sub_sum(float* y, const float* x, std::size_t n, float m) {
+  const B mb(m);
+  B acc(0.f);
+  std::size_t j = 0;
+  for (; j + W <= n; j += W) {
+    const B e = xsimd::exp(B::load_unaligned(x + j) - mb);
+    e.store_unaligned(y + j);
+    acc += e;
+  }
+  float s = xsimd::hadd(acc);
+  for (; j < n; ++j) s += (y[j] = std::exp(x[j] - m));
+  return s;
+}
+
+// y_j = exp(x_j), returns Σ_j y_j                         (the naive softmax's only pass)
+float exp_sum(float* y, const float* x, std::size_t n) {
+  B acc(0.f);
+  std::size_t j = 0;
+  for (; j + W <= n; j += W) {
+    const B e = xsimd::exp(B::load_unaligned(x + j));
+    e.store_unaligned(y + j);
+    acc += e;
+  }
+  float s = xsimd::hadd(acc);
+  for (; j < n; ++j) s += (y[j] = std::exp(x[j]));
+  return s;
+}
+
+// y_j = a · x_j + b
+void affine(float* y, const float* x, std::size_t n, float a, float b) {
+  const B ab(a), bb(b);
+  std::size_t j = 0;
+  for (; j + W <= n; j += W) xsimd::fma(ab, B::load_unaligned(x + j), bb).store_unaligned(y + j);
+  for (; j < n; ++j) y[j] = a * x[j] + b;
+}
+
+// y += a · x
+void axpy(float* y, float a, const float* x, std::size_t n) {
+  const B ab(a);
+  std::size_t j = 0;
+  for (; j + W <= n; j += W)
+    xsimd::fma(ab, B::load_unaligned(x + j), B::load_unaligned(y + j)).store_unaligned(y + j);
+  for (; j < n; ++j) y[j] += a * x[j];
+}
+
+}  // namespace
+
+const char* simd_arch() { return xsimd::default_arch::name(); }
+bool simd_enabled() { return true; }
+std::size_t simd_width() { return W; }
+
+float dot(Vec<const float> a, Vec<const float> b) {
+  ATTN_CHECK(a.size == b.size);
+  const std::size_t n = a.size;
+  B acc(0.f);
+  std::size_t i = 0;
+  for (; i + W <= n; i += W) acc = xsimd::fma(B::load_unaligned(a.data + i), B::load_unaligned(b.data + i), acc);
+  float s = xsimd::hadd(acc);
+  for (; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+void scale(Mat<float> out, Mat<const float> x, float s) {
+  ATTN_CHECK(same_shape(out, x));
+  affine(out.data, x.data, x.size(), s, 0.f);
+}
+
+// out_ij = a_i · b_j: every entry is one dot product of two contiguous rows.
+void matmul_nt(Mat<float> out, Mat<const float> a, Mat<const float> b) {
+  ATTN_CHECK(can_matmul_nt(out, a, b));
+  for (std::size_t i = 0; i < out.rows; ++i)
+    for (std::size_t j = 0; j < out.cols; ++j) out(i, j) = dot(a.row_vec(i), b.row_vec(j));
+}
+
+// out_i = Σ_p a_ip b_p: row i of the output accumulates rows of b (contiguous axpy).
+void matmul_nn(Mat<float> out, Mat<const float> a, Mat<const float> b) {
+  ATTN_CHECK(can_matmul_nn(out, a, b));
+  std::fill(out.data, out.data + out.size(), 0.f);
+  for (std::size_t i = 0; i < out.rows; ++i)
+    for (std::size_t p = 0; p < a.cols; ++p) axpy(out.row(i), a(i, p), b.row(p), b.cols);
+}
+
+// out_i = Σ_p a_pi b_p: each row p of a and b adds a rank-1 update.
+void matmul_tn(Mat<float> out, Mat<const float> a, Mat<const float> b) {
+  ATTN_CHECK(can_matmul_tn(out, a, b));
+  std::fill(out.data, out.data + out.size(), 0.f);
+  for (std::size_t p = 0; p < a.rows; ++p)
+    for (std::size_t i = 0; i < a.cols; ++i) axpy(out.row(i), a(p, i), b.row(p), b.cols);
+}
+
+// Softmax composed from row primitives: max, exp-subtract-sum, scale (see softmax_rows_ref).
+void softmax_rows(Mat<float> out, Mat<const float> x) {
+  ATTN_CHECK(same_shape(out, x));
+  for (std::size_t i = 0; i < x.rows; ++i) {
+    const float m = max_of(x.row(i), x.cols);
+    const float s = exp_sub_sum(out.row(i), x.row(i), x.cols, m);
+    affine(out.row(i), out.row(i), x.cols, 1.f / s, 0.f);
+  }
+}
+
+void softmax_naive_rows(Mat<float> out, Mat<const float> x) {
+  ATTN_CHECK(same_shape(out, x));
+  for (std::size_t i = 0; i < x.rows; ++i) {
+    const float s = exp_sum(out.row(i), x.row(i), x.cols);
+    affine(out.row(i), out.row(i), x.cols, 1.f / s, 0.f);
+  }
+}
+
+void log_softmax_rows(Mat<float> out, Mat<const float> x) {
+  ATTN_CHECK(same_shape(out, x));
+  for (std::size_t i = 0; i < x.rows; ++i) {
+    const float m = max_of(x.row(i), x.cols);
+    const float s = exp_sub_sum(out.row(i), x.row(i), x.cols, m);  // out used as scratch
+    affine(out.row(i), x.row(i), x.cols, 1.f, -(m + std::log(s)));
+  }
+}
+
+// dx_j = p_j (dp_j − c), c = p · dp
+void softmax_backward_rows(Mat<float> dx, Mat<const float> p, Mat<const float> dp) {
+  ATTN_CHECK(same_shape(dx, p) && same_shape(p, dp));
+  for (std::size_t i = 0; i < p.rows; ++i) {
+    const float c = dot(p.row_vec(i), dp.row_vec(i));
+    const B cb(c);
+    const float* pi = p.row(i);
+    const float* gi = dp.row(i);
+    float* di = dx.row(i);
+    std::size_t j = 0;
+    for (; j + W <= p.cols; j += W)
+      (B::load_unaligned(pi + j) * (B::load_unaligned(gi + j) - cb)).store_unaligned(di + j);
+    for (; j < p.cols; ++j) di[j] = pi[j] * (gi[j] - c);
+  }
+}
+
+// Entropy and row max are reductions over at most a few thousand weights per row and are not
+// on a hot path: the reference is fast enough and exact about 0 log 0.
+void row_entropy(Vec<float> out, Mat<const float> p) { row_entropy_ref(out, p); }
+
+void row_max(Vec<float> out, Mat<const float> p) {
+  ATTN_CHECK(out.size == p.rows);
+  for (std::size_t i = 0; i < p.rows; ++i) out[i] = max_of(p.row(i), p.cols);
+}
+
+}  // namespace attnlab

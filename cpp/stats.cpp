@@ -1,0 +1,66 @@
+#include "stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace attnlab {
+
+// Pébay (2008), eq. 1.5 with n_B = 1.
+void Moments::push(double x) {
+  const double n1 = n;
+  n += 1;
+  const double delta = x - mean, dn = delta / n, dn2 = dn * dn, t = delta * dn * n1;
+  mean += dn;
+  m4 += t * dn2 * (n * n - 3 * n + 3) + 6 * dn2 * m2 - 4 * dn * m3;
+  m3 += t * dn * (n - 2) - 3 * dn * m2;
+  m2 += t;
+}
+
+// Chan et al.; Pébay (2008), eq. 3.1 for M3 and M4.
+void Moments::merge(const Moments& o) {
+  if (o.n == 0) return;
+  if (n == 0) { *this = o; return; }
+  const double na = n, nb = o.n, nn = na + nb, d = o.mean - mean, d2 = d * d;
+  const double m2n = m2 + o.m2 + d2 * na * nb / nn;
+  const double m3n = m3 + o.m3 + d * d2 * na * nb * (na - nb) / (nn * nn) +
+                     3 * d * (na * o.m2 - nb * m2) / nn;
+  const double m4n = m4 + o.m4 + d2 * d2 * na * nb * (na * na - na * nb + nb * nb) / (nn * nn * nn) +
+                     6 * d2 * (na * na * o.m2 + nb * nb * m2) / (nn * nn) +
+                     4 * d * (na * o.m3 - nb * m3) / nn;
+  mean += d * nb / nn;
+  n = nn; m2 = m2n; m3 = m3n; m4 = m4n;
+}
+
+Moments moments_of(Vec<const float> x) {
+  Moments m;
+  for (std::size_t i = 0; i < x.size; ++i) m.push(x[i]);
+  return m;
+}
+
+Summary summarize(const Moments& m) {
+  constexpr double z = 1.959963984540054;  // Φ⁻¹(0.975)
+  const double n = m.n, s2 = m.variance();
+  const double mean_half = n > 1 ? z * std::sqrt(s2 / n) : 0;
+  double se = 0;
+  if (n > 3) {
+    const double mu4 = m.m4 / n;
+    se = std::sqrt(std::max(0.0, (mu4 - (n - 3) / (n - 1) * s2 * s2) / n));
+  }
+  return {n, m.mean, s2, m.mean - mean_half, m.mean + mean_half, s2 - z * se, s2 + z * se, se};
+}
+
+std::size_t histogram(Vec<std::uint32_t> counts, Vec<const float> x, double lo, double hi) {
+  ATTN_CHECK(counts.size > 0 && hi > lo);
+  std::fill(counts.data, counts.data + counts.size, 0u);
+  const double per = counts.size / (hi - lo);
+  std::size_t left_out = 0;
+  for (std::size_t i = 0; i < x.size; ++i) {
+    const double v = x[i];
+    if (!(v >= lo && v <= hi)) { ++left_out; continue; }  // also NaN
+    const auto b = std::min(counts.size - 1, static_cast<std::size_t>((v - lo) * per));
+    ++counts[b];
+  }
+  return left_out;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,36 @@
+// Sampling statistics: streaming central moments, 95% intervals, histograms.
+#pragma once
+
+#include <cstdint>
+
+#include "view.hpp"
+
+namespace attnlab {
+
+// Running count, mean and central moment sums M2..M4, updated one value at a time (Welford's
+// update extended to the 4th moment by Pébay 2008) and merged across chunks (Chan et al. 1979).
+// All in double: no catastrophic cancellation, unlike Σx² − (Σx)²/n.
+struct Moments {
+  double n = 0, mean = 0, m2 = 0, m3 = 0, m4 = 0;
+  void push(double x);
+  void merge(const Moments& o);
+  double variance() const { return n > 1 ? m2 / (n - 1) : 0; }  // unbiased s²
+};
+
+Moments moments_of(Vec<const float> x);
+
+// A sample's mean and variance with 95% intervals (normal approximation, z = 1.96):
+//   mean ± z·s/√n
+//   s² ± z·SE(s²),  SE(s²)² = (μ4 − (n−3)/(n−1)·σ⁴) / n,  μ4 = M4/n, σ² = s²
+// The variance interval uses the sample's own 4th moment, so it is right for heavy-tailed q·k
+// too (a product of normals has kurtosis 9), where the chi-square interval would be too narrow.
+struct Summary {
+  double n, mean, variance, mean_lo, mean_hi, variance_lo, variance_hi, variance_se;
+};
+Summary summarize(const Moments& m);
+
+// counts_b = #{x_i in [lo + b·w, lo + (b+1)·w)}, w = (hi − lo)/bins; x = hi goes to the last bin.
+// Values outside [lo, hi] or NaN are not counted (returned: the number left out).
+std::size_t histogram(Vec<std::uint32_t> counts, Vec<const float> x, double lo, double hi);
+
+}  // namespace attnlab

@@ -1,0 +1,99 @@
+// The checked API: every bad argument is an error that names it, and nothing is left broken.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include "api.hpp"
+#include "support.hpp"
+
+using namespace attnlab;
+using namespace attnlab::test;
+using api::ApiError;
+
+namespace {
+template <class F>
+std::string error_of(F&& f, std::string* code = nullptr) {
+  try {
+    f();
+  } catch (const ApiError& e) {
+    if (code) *code = e.code;
+    return e.what();
+  }
+  return "(no error)";
+}
+const double kNaN = std::nan("");
+}  // namespace
+
+TEST_CASE("softmax rejects sizes that are not positive integers, naming the argument", "[api]") {
+  std::vector<float> x(6, 0.f), out;
+  const Vec<const float> xv{x.data(), x.size()};
+  std::string code;
+  CHECK(error_of([&] { api::softmax(out, xv, kNaN, 3); }, &code) == "softmax: rows must be a positive integer, got nan");
+  CHECK(code == "BAD_SIZE");
+  CHECK(error_of([&] { api::softmax(out, xv, 2, 0); }) == "softmax: cols must be at least 1, got 0");
+  CHECK(error_of([&] { api::softmax(out, xv, -2, 3); }) == "softmax: rows must be at least 1, got -2");
+  CHECK(error_of([&] { api::softmax(out, xv, 2.5, 3); }) == "softmax: rows must be a positive integer, got 2.5");
+  CHECK(error_of([&] { api::softmax(out, xv, 2, 4); }, &code) == "softmax: x has 6 elements, expected rows*cols = 8");
+  CHECK(code == "SHAPE_MISMATCH");
+  api::softmax(out, xv, 2, 3);  // still works after every error
+  CHECK(out.size() == 6);
+  CHECK(out[0] == Approx(1.0 / 3));
+}
+
+TEST_CASE("attention names the argument whose length does not fit the sizes", "[api][eq:full-attention]") {
+  const auto q = normals(100, 1), k = normals(128, 2), v = normals(128, 3);
+  api::AttentionArgs a;
+  a.q = {q.data(), q.size()};
+  a.k = {k.data(), k.size()};
+  a.v = {v.data(), v.size()};
+  a.nq = 32; a.nk = 32; a.dk = 4; a.dv = 4;
+  std::vector<float> out, w;
+  CHECK(error_of([&] { api::attention(out, w, a); }) == "attention: q has 100 elements, expected nq*dk = 128");
+  a.nq = 25;
+  api::attention(out, w, a);
+  CHECK(out.size() == 100);
+  CHECK(w.size() == 25 * 32);
+  a.has_scale = true;
+  a.scale = std::numeric_limits<double>::infinity();
+  CHECK(error_of([&] { api::attention(out, w, a); }) == "attention: scale must be finite, got inf");
+  std::vector<std::uint8_t> mask(7, 1);
+  a.has_scale = false;
+  a.mask = {mask.data(), mask.size()};
+  CHECK(error_of([&] { api::attention(out, w, a); }) == "attention: mask has 7 elements, expected nq*nk = 800");
+}
+
+TEST_CASE("sizes whose product would overflow are refused before any allocation", "[api]") {
+  std::vector<float> x(4), out;
+  std::string code;
+  const auto msg = error_of([&] { api::softmax(out, {x.data(), 4}, 1 << 20, 1 << 20); }, &code);
+  CHECK(code == "SIZE_LIMIT");
+  CHECK(msg == "softmax: rows*cols = 1.09951e+12 exceeds the limit of 1.67772e+07 elements");
+  CHECK(error_of([&] { api::sample_dot_products(out, 1e6, 10, 1, {}); }, &code) ==
+        "sampleDotProducts: dk = 1e+06 exceeds the limit of 65536");
+  CHECK(code == "SIZE_LIMIT");
+  CHECK(out.empty());
+}
+
+TEST_CASE("seeds and distributions are validated", "[api]") {
+  std::vector<float> out;
+  CHECK(error_of([&] { api::sample_dot_products(out, 4, 10, -1, {}); }) ==
+        "sampleDotProducts: seed must be an integer in [0, 2^53), got -1");
+  CHECK(error_of([&] { api::distribution("sampleDotProducts", 7, 0, 1); }) ==
+        "sampleDotProducts: distribution must be 'normal', 'uniform' or 'rademacher'");
+  CHECK(error_of([&] { api::distribution("sampleDotProducts", 0, 0, -1); }) ==
+        "sampleDotProducts: std must be finite and >= 0, got -1");
+  api::sample_dot_products(out, 4, 10, 1, api::distribution("x", 2, 0, 1));
+  for (float v : out) CHECK(v == std::round(v));  // Rademacher ±1 entries: q·k is an integer
+}
+
+TEST_CASE("describe returns the summary and a histogram of the requested range", "[api][eq:dot-variance]") {
+  std::vector<float> x{1.f, 2.f, 3.f, 4.f};
+  std::vector<std::uint32_t> counts;
+  const Summary s = api::describe(counts, {x.data(), 4}, 2, 0, 4);
+  CHECK(s.mean == 2.5);
+  CHECK(s.variance == Approx(5.0 / 3));
+  CHECK(counts == std::vector<std::uint32_t>{1, 3});
+  CHECK(error_of([&] { api::describe(counts, {x.data(), 4}, 2, 1, 1); }) ==
+        "describe: the range [lo, hi] must be finite with lo < hi, got [1, 1]");
+}

@@ -1,0 +1,138 @@
+// Every fast kernel against its `_ref` twin run in double, swept over sizes around the SIMD width.
+#include <catch2/catch.hpp>
+
+#include "support.hpp"
+
+using namespace attnlab;
+using namespace attnlab::test;
+
+TEST_CASE("dot agrees with the double reference within the summation bound", "[kernels][eq:dot-variance]") {
+  const std::size_t n = GENERATE(from_range(sizes_around_width()));
+  const auto a = normals(n, 1), b = normals(n, 2);
+  const float got = dot(Vec<const float>{a.data(), n}, Vec<const float>{b.data(), n});
+  const auto ad = widen(a), bd = widen(b);
+  const double want = dot_ref(Vec<const double>{ad.data(), n}, Vec<const double>{bd.data(), n});
+  double abs_sum = 0;
+  for (std::size_t i = 0; i < n; ++i) abs_sum += std::abs(ad[i] * bd[i]);
+  // float products and sums, any order: |err| <= γ_(n+1)·Σ|a_i b_i| (one more rounding for ×)
+  INFO("n = " << n);
+  CHECK(std::abs(got - want) <= gamma(n + 1) * abs_sum);
+}
+
+TEST_CASE("Q·Kᵀ, P·V and Pᵀ·dO agree with the double reference entry by entry", "[kernels][eq:setup]") {
+  const std::size_t n = GENERATE(from_range(sizes_around_width()));
+  const std::size_t m = 3, r = 5;  // small outer sizes keep 1000-wide cases fast
+  // Each output entry is a dot product of length `inner`; bound it as in the dot test.
+  auto check = [](const std::vector<float>& got, const std::vector<double>& want,
+                  const std::vector<double>& abs_sums, std::size_t inner) {
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      INFO("entry " << i << " inner " << inner);
+      REQUIRE(std::abs(got[i] - want[i]) <= gamma(inner + 1) * abs_sums[i] + 1e-30);
+    }
+  };
+  SECTION("matmul_nt: (m, n)·(r, n)ᵀ") {
+    const auto a = normals(m * n, 3), b = normals(r * n, 4);
+    std::vector<float> out(m * r);
+    matmul_nt(mmat(out, m, r), cmat(a, m, n), cmat(b, r, n));
+    const auto ad = widen(a), bd = widen(b);
+    std::vector<double> want(m * r), abs_a(ad.size()), abs_b(bd.size()), sums(m * r);
+    matmul_nt_ref(mmat(want, m, r), cmat(ad, m, n), cmat(bd, r, n));
+    std::transform(ad.begin(), ad.end(), abs_a.begin(), [](double x) { return std::abs(x); });
+    std::transform(bd.begin(), bd.end(), abs_b.begin(), [](double x) { return std::abs(x); });
+    matmul_nt_ref(mmat(sums, m, r), cmat(abs_a, m, n), cmat(abs_b, r, n));
+    check(out, want, sums, n);
+  }
+  SECTION("matmul_nn: (m, r)·(r, n)") {
+    const auto a = normals(m * r, 5), b = normals(r * n, 6);
+    std::vector<float> out(m * n);
+    matmul_nn(mmat(out, m, n), cmat(a, m, r), cmat(b, r, n));
+    const auto ad = widen(a), bd = widen(b);
+    std::vector<double> want(m * n), abs_a(ad.size()), abs_b(bd.size()), sums(m * n);
+    matmul_nn_ref(mmat(want, m, n), cmat(ad, m, r), cmat(bd, r, n));
+    std::transform(ad.begin(), ad.end(), abs_a.begin(), [](double x) { return std::abs(x); });
+    std::transform(bd.begin(), bd.end(), abs_b.begin(), [](double x) { return std::abs(x); });
+    matmul_nn_ref(mmat(sums, m, n), cmat(abs_a, m, r), cmat(abs_b, r, n));
+    check(out, want, sums, r);
+  }
+  SECTION("matmul_tn: (r, m)ᵀ·(r, n)") {
+    const auto a = normals(r * m, 7), b = normals(r * n, 8);
+    std::vector<float> out(m * n);
+    matmul_tn(mmat(out, m, n), cmat(a, r, m), cmat(b, r, n));
+    const auto ad = widen(a), bd = widen(b);
+    std::vector<double> want(m * n), abs_a(ad.size()), abs_b(bd.size()), sums(m * n);
+    matmul_tn_ref(mmat(want, m, n), cmat(ad, r, m), cmat(bd, r, n));
+    std::transform(ad.begin(), ad.end(), abs_a.begin(), [](double x) { return std::abs(x); });
+    std::transform(bd.begin(), bd.end(), abs_b.begin(), [](double x) { return std::abs(x); });
+    matmul_tn_ref(mmat(sums, m, n), cmat(abs_a, r, m), cmat(abs_b, r, n));
+    check(out, want, sums, r);
+  }
+}
+
+TEST_CASE("scaling multiplies every entry, exactly as in double then rounded", "[kernels][eq:scaling-choices]") {
+  const std::size_t n = GENERATE(from_range(sizes_around_width()));
+  const auto x = normals(n, 9, 8.0);
+  std::vector<float> out(n);
+  const float s = 0.125f;  // a power of two: the product is exact
+  scale(mmat(out, 1, n), cmat(x, 1, n), s);
+  for (std::size_t i = 0; i < n; ++i) REQUIRE(out[i] == x[i] * s);
+}
+
+TEST_CASE("softmax, log-softmax and softmax backward agree with the double reference", "[kernels][softmax]") {
+  const std::size_t n = GENERATE(from_range(sizes_around_width()));
+  const std::size_t rows = 3;
+  const auto x = normals(rows * n, 10, 4.0);
+  const auto xd = widen(x);
+  // exp is within 2 ulp in xsimd; the row sum errs by γ_n relative, the division by 1 ulp.
+  const double rel = gamma(n) + 4 * kU;
+
+  std::vector<float> y(rows * n), ly(rows * n);
+  std::vector<double> yd(rows * n), lyd(rows * n);
+  softmax_rows(mmat(y, rows, n), cmat(x, rows, n));
+  softmax_rows_ref(mmat(yd, rows, n), cmat(xd, rows, n));
+  for (std::size_t i = 0; i < y.size(); ++i) REQUIRE(std::abs(y[i] - yd[i]) <= rel * yd[i] + 1e-38);
+
+  log_softmax_rows(mmat(ly, rows, n), cmat(x, rows, n));
+  log_softmax_rows_ref(mmat(lyd, rows, n), cmat(xd, rows, n));
+  // log-softmax = x − lse: absolute error of lse ≈ relative error of the sum, plus x's rounding
+  for (std::size_t i = 0; i < ly.size(); ++i) REQUIRE(std::abs(ly[i] - lyd[i]) <= rel + 2 * kU * std::abs(lyd[i]));
+
+  const auto dp = normals(rows * n, 11);
+  const auto dpd = widen(dp);
+  std::vector<float> dx(rows * n);
+  std::vector<double> dxd(rows * n);
+  softmax_backward_rows(mmat(dx, rows, n), cmat(y, rows, n), cmat(dp, rows, n));
+  softmax_backward_rows_ref(mmat(dxd, rows, n), cmat(widen(y), rows, n), cmat(dpd, rows, n));
+  // dx_j = p_j (dp_j − c): c is a dot of length n, bounded by γ_n Σ|p dp| <= γ_n max|dp|
+  double max_dp = 0;
+  for (double v : dpd) max_dp = std::max(max_dp, std::abs(v));
+  for (std::size_t i = 0; i < dx.size(); ++i)
+    REQUIRE(std::abs(dx[i] - dxd[i]) <= (gamma(n + 2) * (max_dp + std::abs(dpd[i])) * y[i]) + 1e-38);
+}
+
+TEST_CASE("row max and row entropy agree with the double reference", "[kernels][eq:softmax-saturation]") {
+  const std::size_t n = GENERATE(from_range(sizes_around_width()));
+  const std::size_t rows = 4;
+  std::vector<float> p(rows * n);
+  softmax_rows(mmat(p, rows, n), cmat(normals(rows * n, 12, 3.0), rows, n));
+  std::vector<float> mx(rows), h(rows);
+  std::vector<double> mxd(rows), hd(rows);
+  row_max(Vec<float>{mx.data(), rows}, cmat(p, rows, n));
+  row_entropy(Vec<float>{h.data(), rows}, cmat(p, rows, n));
+  const auto pd = widen(p);
+  row_max_ref(Vec<double>{mxd.data(), rows}, cmat(pd, rows, n));
+  row_entropy_ref(Vec<double>{hd.data(), rows}, cmat(pd, rows, n));
+  for (std::size_t i = 0; i < rows; ++i) {
+    CHECK(mx[i] == mxd[i]);  // max is exact
+    CHECK(std::abs(h[i] - hd[i]) <= gamma(n + 2) * std::log(double(n) + 1) + 1e-6);
+  }
+}
+
+TEST_CASE("the engine reports which SIMD architecture its kernels use", "[kernels]") {
+  const std::string arch = simd_arch();
+  CHECK(simd_enabled() == (arch != "scalar"));
+  CHECK(simd_width() >= (simd_enabled() ? 4u : 1u));
+#ifdef __EMSCRIPTEN__
+  CHECK(arch == "sse4.1");  // xsimd's SSE4.1 path, lowered to wasm SIMD128: 4 floats a batch
+  CHECK(simd_width() == 4);
+#endif
+}

@@ -1,0 +1,76 @@
+// attnlab_cli: one JSON request on stdin → one JSON result on stdout, through the same checked
+// API the wasm bindings use. The JS tests send identical requests here and to the wasm module.
+//   echo '{"op":"softmax","x":[1,2,3],"rows":1,"cols":3}' | attnlab_cli
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+#include "api.hpp"
+#include "kernels.hpp"
+
+using namespace attnlab;
+using nlohmann::json;
+
+namespace {
+
+std::vector<float> floats(const json& j, const char* key) {
+  return j.contains(key) ? j[key].get<std::vector<float>>() : std::vector<float>{};
+}
+
+Distribution dist(const json& r, const char* fn) {
+  const std::string name = r.value("distribution", "normal");
+  const double kind = name == "normal" ? 0 : name == "uniform" ? 1 : name == "rademacher" ? 2 : -1;
+  return api::distribution(fn, kind, r.value("mean", 0.0), r.value("std", 1.0));
+}
+
+json run(const json& r) {
+  const std::string op = r.at("op");
+  std::vector<float> a, b, c;
+  if (op == "softmax" || op == "logSoftmax" || op == "softmaxNaive") {
+    const auto x = floats(r, "x");
+    const auto kind = op == "softmax" ? api::SoftmaxKind::stable : op == "logSoftmax" ? api::SoftmaxKind::log : api::SoftmaxKind::naive;
+    api::softmax(a, {x.data(), x.size()}, r.at("rows"), r.at("cols"), kind);
+    return {{"y", a}};
+  }
+  if (op == "attention" || op == "attentionBackward") {
+    const auto q = floats(r, "q"), k = floats(r, "k"), v = floats(r, "v"), g = floats(r, "gradOutput");
+    const auto mask = r.contains("mask") ? r["mask"].get<std::vector<std::uint8_t>>() : std::vector<std::uint8_t>{};
+    api::AttentionArgs args;
+    args.q = {q.data(), q.size()};
+    args.k = {k.data(), k.size()};
+    args.v = {v.data(), v.size()};
+    args.mask = {mask.data(), mask.size()};
+    args.nq = r.at("nq"); args.nk = r.at("nk"); args.dk = r.at("dk"); args.dv = r.at("dv");
+    args.has_scale = r.contains("scale");
+    args.scale = r.value("scale", 0.0);
+    args.causal = r.value("causal", false);
+    if (op == "attention") {
+      api::attention(a, b, args);
+      return {{"output", a}, {"weights", b}};
+    }
+    api::attention_backward(a, b, c, args, {g.data(), g.size()});
+    return {{"gradQ", a}, {"gradK", b}, {"gradV", c}};
+  }
+  if (op == "sampleDotProducts") {
+    api::sample_dot_products(a, r.at("dk"), r.at("count"), r.at("seed"), dist(r, "sampleDotProducts"), r.value("first", 0.0));
+    return {{"values", a}};
+  }
+  if (op == "sampleEntries") {
+    api::sample_entries(a, r.at("count"), r.at("seed"), dist(r, "sampleEntries"), r.value("stream", 0.0));
+    return {{"values", a}};
+  }
+  if (op == "info") return {{"arch", simd_arch()}, {"simd", simd_enabled()}};
+  throw std::invalid_argument("unknown op " + op);
+}
+
+}  // namespace
+
+int main() {
+  try {
+    std::cout << run(json::parse(std::cin)).dump() << "\n";
+    return 0;
+  } catch (const std::exception& e) {
+    std::cout << json{{"error", e.what()}}.dump() << "\n";
+    return 1;
+  }
+}

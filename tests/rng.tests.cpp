@@ -1,0 +1,72 @@
+// The generator: published known answers, the polar method's moments, and the portable log.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "stats.hpp"
+#include "support.hpp"
+
+using namespace attnlab;
+using namespace attnlab::test;
+
+TEST_CASE("xoshiro256** reproduces the reference implementation's outputs", "[rng]") {
+  // Known answers of Blackman & Vigna's xoshiro256starstar.c from the state {1, 2, 3, 4}.
+  Rng r = Rng::from_state(1, 2, 3, 4);
+  CHECK(r.next_u64() == 11520u);
+  CHECK(r.next_u64() == 0u);
+  CHECK(r.next_u64() == 1509978240u);
+  CHECK(r.next_u64() == 1215971899390074240u);
+}
+
+TEST_CASE("stream s is seeded with SplitMix64 outputs 4s … 4s+3", "[rng]") {
+  // Known answers of Vigna's splitmix64.c seeded with 1234567.
+  const Rng s0(1234567, 0), s1(1234567, 1);
+  CHECK(s0.state()[0] == 6457827717110365317u);
+  CHECK(s0.state()[1] == 3203168211198807973u);
+  CHECK(s0.state()[2] == 9817491932198370423u);
+  CHECK(s0.state()[3] == 4593380528125082431u);
+  CHECK(s1.state()[0] == 16408922859458223821u);
+}
+
+TEST_CASE("the same seed and stream give the same stream; another stream differs", "[rng]") {
+  Rng a(42, 7), b(42, 7), c(42, 8), d(43, 7);
+  int same_c = 0, same_d = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const double x = a.normal();
+    REQUIRE(x == b.normal());
+    same_c += x == c.normal();
+    same_d += x == d.normal();
+  }
+  CHECK(same_c == 0);
+  CHECK(same_d == 0);
+}
+
+TEST_CASE("portable_log agrees with the C library's log to within 4 ulp", "[rng]") {
+  Rng r(3);
+  for (int i = 0; i < 100000; ++i) {
+    // log-uniform over [2^-60, 2^60], plus the polar method's range (0, 1)
+    const double x = i % 2 ? std::ldexp(1.0 + r.uniform(), int(r.next_u64() % 121) - 60) : r.uniform() + 1e-300;
+    const double want = std::log(x), got = portable_log(x);
+    const double ulp = std::abs(std::nextafter(want, 2 * want + 1) - want);
+    INFO("x = " << x);
+    REQUIRE(std::abs(got - want) <= 4 * ulp);
+  }
+  CHECK(portable_log(1.0) == 0.0);
+}
+
+TEST_CASE("entries have the requested mean and standard deviation", "[rng][eq:product-variance]") {
+  const Dist kind = GENERATE(Dist::normal, Dist::uniform, Dist::rademacher);
+  const Distribution d{kind, 0.5, 2.0};
+  const std::size_t n = 200000;
+  std::vector<float> x(n);
+  Rng r(11);
+  fill(Vec<float>{x.data(), n}, r, d);
+  const Summary s = summarize(moments_of(Vec<const float>{x.data(), n}));
+  // mean: SE = σ/√n; variance: SE from the sample's own 4th moment; assert within 5 SE
+  CHECK(std::abs(s.mean - d.mean) < 5 * d.std / std::sqrt(double(n)));
+  CHECK(std::abs(s.variance - d.std * d.std) < 5 * s.variance_se);
+  if (kind == Dist::rademacher)
+    for (float v : x) REQUIRE((v == 2.5f || v == -1.5f));
+  if (kind == Dist::uniform)
+    for (float v : x) REQUIRE(std::abs(v - 0.5) <= std::sqrt(3.0) * 2 + 1e-6);
+}

@@ -1,0 +1,88 @@
+// The statistical claims of the derivation, measured at fixed seeds, and the moment machinery.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "sampling.hpp"
+#include "stats.hpp"
+#include "support.hpp"
+
+using namespace attnlab;
+using namespace attnlab::test;
+
+TEST_CASE("the product of two independent N(0,1) variables has mean 0 and variance 1",
+          "[stats][eq:product-variance]") {
+  const std::size_t n = 200000;
+  std::vector<float> xy(n);
+  sample_dot_products(Vec<float>{xy.data(), n}, 1, 2024, {});
+  const Summary s = summarize(moments_of(Vec<const float>{xy.data(), n}));
+  // E[X²Y²] = E[X²]E[Y²] = 1 and E[X⁴Y⁴] = 9, so Var(s²) ≈ (9 − 1)/n
+  CHECK(std::abs(s.mean) < 5 * std::sqrt(1.0 / n));
+  CHECK(std::abs(s.variance - 1) < 5 * std::sqrt(8.0 / n));
+}
+
+TEST_CASE("q·k of unit-variance vectors has variance d_k, and q·k/√d_k has variance 1",
+          "[stats][eq:dot-variance]") {
+  const std::size_t dk = GENERATE(1, 16, 64, 512);
+  const std::size_t n = 20000;
+  std::vector<float> s(n);
+  sample_dot_products(Vec<float>{s.data(), n}, dk, 7 + dk, {});
+  const double d = double(dk);
+  // q·k = Σ_i q_i k_i: Var = d, 4th central moment 3d² + 6d, so SE(s²) ≈ d·√((2 + 6/d)/n)
+  const double se = d * std::sqrt((2 + 6 / d) / n);
+  const Summary raw = summarize(moments_of(Vec<const float>{s.data(), n}));
+  INFO("d_k = " << dk << ", s² = " << raw.variance << ", SE = " << se);
+  CHECK(std::abs(raw.variance - d) < 5 * se);
+  CHECK(std::abs(raw.mean) < 5 * std::sqrt(d / n));
+  for (float& v : s) v /= float(std::sqrt(d));
+  const Summary scaled = summarize(moments_of(Vec<const float>{s.data(), n}));
+  CHECK(std::abs(scaled.variance - 1) < 5 * se / d);
+}
+
+TEST_CASE("the sampled q·k values do not depend on how the run is split", "[stats][eq:dot-variance]") {
+  std::vector<float> whole(100), parts(100);
+  sample_dot_products(Vec<float>{whole.data(), 100}, 33, 5, {});
+  sample_dot_products(Vec<float>{parts.data(), 37}, 33, 5, {}, 0);
+  sample_dot_products(Vec<float>{parts.data() + 37, 63}, 33, 5, {}, 37);
+  CHECK(whole == parts);
+}
+
+TEST_CASE("the 95% interval for the variance covers d_k in about 95% of repeated experiments",
+          "[stats][eq:dot-variance]") {
+  const std::size_t dk = 8, n = 2000, runs = 400;
+  std::size_t covered = 0;
+  std::vector<float> s(n);
+  for (std::size_t r = 0; r < runs; ++r) {
+    sample_dot_products(Vec<float>{s.data(), n}, dk, 100 + r, {});
+    const Summary m = summarize(moments_of(Vec<const float>{s.data(), n}));
+    covered += m.variance_lo <= dk && dk <= m.variance_hi;
+  }
+  // Binomial(400, 0.95): SD = √(400·0.95·0.05) ≈ 4.4 runs; allow 4 SD either side
+  CHECK(covered >= 380 - 18);
+  CHECK(covered <= 380 + 18);
+}
+
+TEST_CASE("streaming moments merged across chunks equal the two-pass moments", "[stats]") {
+  const auto x = normals(10001, 90, 3.0, 1e4);  // a large mean: the naive Σx² formula would lose digits
+  Moments all = moments_of(Vec<const float>{x.data(), x.size()});
+  Moments a = moments_of(Vec<const float>{x.data(), 4000});
+  a.merge(moments_of(Vec<const float>{x.data() + 4000, x.size() - 4000}));
+  double mean = 0, m2 = 0, m4 = 0;
+  for (float v : x) mean += v;
+  mean /= x.size();
+  for (float v : x) { const double d = v - mean; m2 += d * d; m4 += d * d * d * d; }
+  for (const Moments& m : {all, a}) {
+    CHECK(m.n == x.size());
+    CHECK(m.mean == Approx(mean).epsilon(1e-13));
+    CHECK(m.m2 == Approx(m2).epsilon(1e-10));
+    CHECK(m.m4 == Approx(m4).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("the histogram counts every value in range exactly once", "[stats]") {
+  std::vector<float> x{-1.f, 0.f, 0.24f, 0.25f, 0.99f, 1.f, 2.f, std::nanf("")};
+  std::vector<std::uint32_t> counts(4);
+  const std::size_t left_out = histogram(Vec<std::uint32_t>{counts.data(), 4}, Vec<const float>{x.data(), x.size()}, 0, 1);
+  CHECK(counts == std::vector<std::uint32_t>{2, 1, 0, 2});  // [0,.25) [.25,.5) [.5,.75) [.75,1]
+  CHECK(left_out == 3);
+}
