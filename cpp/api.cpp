@@ -1,7 +1,7 @@
 #include "api.hpp"
 
 #include <cmath>
-#include <sstream>
+#include <cstdio>
 
 #include "attention.hpp"
 #include "kernels.hpp"
@@ -11,9 +11,9 @@ namespace attnlab::api {
 namespace {
 
 std::string num(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
 }
 
 [[noreturn]] void raise(const char* code, const char* fn, const std::string& msg) {
