@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds the native engine and tests, the wasm modules (web/wasm/) and the Catch2 suite as wasm.
+#   tools/build.sh              everything
+#   tools/build.sh --wasm-only  just the wasm modules the page needs
+#   tools/build.sh --page       everything, then the static page into dist/
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export NODE_PATH=/usr/share/nodejs   # Emscripten's acorn, when node is not Debian's
+
+GEN=()
+command -v ninja >/dev/null && GEN=(-G Ninja)
+# emcmake's default emulator flag (--experimental-wasm-threads) is rejected by Node 20; and
+# 3.1.6's Node loader calls fetch() on file paths unless fetch is off.
+EMULATOR="-DCMAKE_CROSSCOMPILING_EMULATOR=$(command -v node);--no-experimental-fetch"
+
+if [ "${1:-}" != "--wasm-only" ]; then
+  cmake -S . -B build/native "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build/native --parallel 2
+fi
+emcmake cmake -S . -B build/wasm "${GEN[@]}" "$EMULATOR" -DCMAKE_BUILD_TYPE=Release \
+  $([ "${1:-}" = "--wasm-only" ] && echo -DATTNLAB_TESTS=OFF) >/dev/null
+cmake --build build/wasm --parallel 2
+
+if [ "${1:-}" = "--page" ]; then
+  npx vite build --logLevel warn
+fi

@@ -1,0 +1,64 @@
+// Types of attnlab's JavaScript API (web/engine.js). Hand-written: Emscripten 3.1.6 cannot emit them.
+
+export type Distribution = 'normal' | 'uniform' | 'rademacher';
+
+/** Errors carry a code: BAD_SIZE | SIZE_LIMIT | SHAPE_MISMATCH | BAD_VALUE | OUT_OF_MEMORY. */
+export interface EngineError extends Error { code?: string }
+
+export interface AttentionOptions {
+  /** (nq, dk) row-major */ q: Float32Array;
+  /** (nk, dk) row-major */ k: Float32Array;
+  /** (nk, dv) row-major */ v: Float32Array;
+  nq: number; nk: number; dk: number; dv: number;
+  /** Multiplier applied to q·k. Default 1/√dk. */
+  scale?: number;
+  /** Query i attends key j only if j <= i. Default false. */
+  causal?: boolean;
+  /** (nq, nk), nonzero = attend. A row with nothing to attend gives a zero output row. */
+  mask?: Uint8Array;
+}
+
+export interface SampleOptions {
+  /** Integer in [0, 2^53). */
+  seed: number;
+  /** Entry distribution, default 'normal'. */
+  distribution?: Distribution;
+  /** Entry mean, default 0. */
+  mean?: number;
+  /** Entry standard deviation, default 1. */
+  std?: number;
+}
+
+export interface Description {
+  n: number; mean: number; variance: number; varianceSE: number;
+  /** 95% intervals (normal approximation). */
+  meanCI: [number, number]; varianceCI: [number, number];
+  /** Histogram of `bins` equal bins over [lo, hi]. */
+  counts: Uint32Array; lo: number; hi: number;
+}
+
+export interface Engine {
+  readonly simd: boolean;
+  readonly arch: string;
+  /** Row softmax with max subtraction; IEEE for ±inf and NaN (an all −inf row gives NaN). */
+  softmax(x: Float32Array, rows: number, cols: number): Float32Array;
+  /** exp(x)/Σexp(x) without max subtraction: overflows for logits above ≈ 88.72. */
+  softmaxNaive(x: Float32Array, rows: number, cols: number): Float32Array;
+  logSoftmax(x: Float32Array, rows: number, cols: number): Float32Array;
+  /** dx = p ⊙ (dp − Σ p·dp), row by row. */
+  softmaxBackward(p: Float32Array, gradP: Float32Array, rows: number, cols: number): Float32Array;
+  attention(o: AttentionOptions): { output: Float32Array; weights: Float32Array };
+  attentionBackward(o: AttentionOptions & { gradOutput: Float32Array }):
+    { gradQ: Float32Array; gradK: Float32Array; gradV: Float32Array };
+  rowStats(p: Float32Array, rows: number, cols: number): { max: Float32Array; entropy: Float32Array };
+  /** q·k for `count` independent pairs in R^dk; pair i uses RNG stream first + i. */
+  sampleDotProducts(o: SampleOptions & { dk: number; count: number; first?: number }): Float32Array;
+  /** `count` entries from one RNG stream. */
+  sampleEntries(o: SampleOptions & { count: number; stream?: number }): Float32Array;
+  describe(x: Float32Array, o: { bins: number; lo: number; hi: number }): Description;
+  memoryBytes(): number;
+}
+
+/** Loads the engine. simd: 'auto' (default) picks SIMD128 where supported. */
+export function createEngine(options?: { simd?: boolean | 'auto'; wasmBinary?: ArrayBuffer | Uint8Array }): Promise<Engine>;
+export function simdSupported(): boolean;
