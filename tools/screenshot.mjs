@@ -1,0 +1,32 @@
+// Screenshots of the built page in headless Chromium, for looking at what we ship.
+//   node tools/screenshot.mjs [query] [out.png] [--dark] [--width=1200]
+// Serves dist/ with Vite's preview server on a free port, waits until every live figure is ready.
+import { preview } from 'vite';
+import { chromium } from 'playwright-core';
+
+const args = process.argv.slice(2);
+const flags = new Set(args.filter((a) => a.startsWith('--')));
+const [query = '', out = '/tmp/attnlab.png'] = args.filter((a) => !a.startsWith('--'));
+const width = Number([...flags].find((f) => f.startsWith('--width='))?.slice(8) || 1200);
+
+const server = await preview({ preview: { port: 0, strictPort: false }, logLevel: 'silent' });
+const url = server.resolvedUrls.local[0];
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+         '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+const page = await browser.newPage({ viewport: { width, height: 900 }, colorScheme: flags.has('--dark') ? 'dark' : 'light' });
+page.on('console', (m) => m.type() === 'error' && console.log('console error:', m.text()));
+page.on('pageerror', (e) => console.log('page error:', e.message));
+await page.goto(url + query);
+// scroll through so every figure mounts, then wait for them
+await page.evaluate(async () => {
+  for (const f of document.querySelectorAll('figure.live')) { f.scrollIntoView(); await new Promise((r) => setTimeout(r, 50)); }
+  window.scrollTo(0, 0);
+});
+await page.waitForFunction(() => [...document.querySelectorAll('figure.live')].every((f) => f.dataset.state === 'ready'), null, { timeout: 30000 });
+await page.screenshot({ path: out, fullPage: true });
+console.log('wrote', out, 'from', url + query);
+await browser.close();
+await server.close();

@@ -1,0 +1,98 @@
+// Controls rendered from a step's parameter spec, and the URL that mirrors them.
+//
+// A spec maps a parameter name to one of
+//   { kind: 'stops', values: [...], default, label, unit? }   a slider over fixed values (log scales)
+//   { kind: 'int', min, max, default, label }                  a number field
+//   { kind: 'choice', options: { value: label }, default, label }
+// Values from the URL are parsed and clamped here; a value that cannot be used falls back to
+// the default and is reported in `notes`, never inserted as markup.
+
+export function parseParams(spec, search) {
+  const values = {}, notes = [];
+  for (const [name, p] of Object.entries(spec)) {
+    const raw = search.get(name);
+    values[name] = p.default;
+    if (raw === null) continue;
+    const v = coerce(p, raw);
+    if (v === undefined) notes.push(`${name}: “${raw.slice(0, 40)}” is not a valid value; using ${p.default}`);
+    else values[name] = v;
+  }
+  return { values, notes };
+}
+
+function coerce(p, raw) {
+  if (p.kind === 'choice') return Object.hasOwn(p.options, raw) ? raw : undefined;
+  const x = Number(raw);
+  if (!Number.isFinite(x) || raw.trim() === '') return undefined;
+  if (p.kind === 'int') return Math.min(p.max, Math.max(p.min, Math.round(x)));
+  // stops: the nearest allowed value (on a log scale for positive stops)
+  const d = (v) => (v > 0 && x > 0 ? Math.abs(Math.log(v / x)) : Math.abs(v - x));
+  return p.values.reduce((best, v) => (d(v) < d(best) ? v : best), p.values[0]);
+}
+
+export function toSearch(stepId, spec, values) {
+  const s = new URLSearchParams({ step: stepId });
+  for (const name of Object.keys(spec)) if (values[name] !== spec[name].default) s.set(name, String(values[name]));
+  return s;
+}
+
+let uid = 0;
+
+// Renders the controls into `container`; onChange(values) fires on every input.
+export function renderControls(container, spec, values, onChange) {
+  const current = { ...values };
+  const setters = {};
+  container.replaceChildren();
+  for (const [name, p] of Object.entries(spec)) {
+    const id = `ctl-${name}-${++uid}`;
+    const wrap = document.createElement('div');
+    wrap.className = 'control';
+    const label = document.createElement('label');
+    label.htmlFor = id;
+    label.textContent = p.label;
+    const out = document.createElement('output');
+    out.htmlFor = id;
+    let input;
+    const show = (v) => {
+      const text = p.format ? p.format(v) : String(v);
+      out.textContent = text;
+      if (input.type === 'range') input.setAttribute('aria-valuetext', `${p.label} ${text}`);
+    };
+    if (p.kind === 'stops') {
+      input = Object.assign(document.createElement('input'), { type: 'range', min: 0, max: p.values.length - 1, step: 1 });
+      input.value = String(p.values.indexOf(current[name]));
+      input.addEventListener('input', () => { current[name] = p.values[+input.value]; show(current[name]); onChange({ ...current }); });
+      setters[name] = (v) => { input.value = String(p.values.indexOf(v)); show(v); };
+    } else if (p.kind === 'int') {
+      input = Object.assign(document.createElement('input'), { type: 'number', min: p.min, max: p.max, step: 1, inputMode: 'numeric' });
+      input.value = String(current[name]);
+      input.addEventListener('change', () => {
+        const v = coerce(p, input.value);
+        current[name] = v ?? p.default;
+        input.value = String(current[name]);
+        show(current[name]);
+        onChange({ ...current });
+      });
+      setters[name] = (v) => { input.value = String(v); show(v); };
+    } else {
+      input = document.createElement('select');
+      for (const [value, text] of Object.entries(p.options)) input.append(new Option(text, value));
+      input.value = current[name];
+      input.addEventListener('change', () => { current[name] = input.value; show(current[name]); onChange({ ...current }); });
+      setters[name] = (v) => { input.value = v; show(v); };
+    }
+    input.id = id;
+    input.name = name;
+    input.dataset.param = name;
+    wrap.append(label, input);
+    if (p.kind === 'stops') wrap.append(out);  // a number field shows its own value
+    container.append(wrap);
+    show(current[name]);
+  }
+  return {
+    set(next) {
+      Object.assign(current, next);
+      for (const [name, v] of Object.entries(next)) setters[name]?.(v);
+    },
+  };
+}

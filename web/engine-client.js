@@ -1,0 +1,36 @@
+// The page's handle on the worker. run(name, params, { channel, onProgress }) resolves with the
+// result, or with null when a newer request on the same channel superseded it.
+export function connectEngine() {
+  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  const pending = new Map();
+  let nextId = 1;
+  let resolveReady, rejectReady;
+  const ready = new Promise((res, rej) => { resolveReady = res; rejectReady = rej; });
+
+  worker.onmessage = ({ data }) => {
+    if ('ready' in data) {
+      if (data.ready) resolveReady({ simd: data.simd, arch: data.arch });
+      else rejectReady(Object.assign(new Error(data.error.message), { name: data.error.name }));
+      return;
+    }
+    const p = pending.get(data.id);
+    if (!p) return;
+    if ('progress' in data) { p.onProgress?.(data.progress); return; }
+    pending.delete(data.id);
+    if (data.superseded) p.resolve(null);
+    else if (data.error) p.reject(Object.assign(new Error(data.error.message), data.error));
+    else p.resolve(data.result);
+  };
+  worker.onerror = (e) => rejectReady(new Error(e.message || 'the engine worker failed to start'));
+
+  return {
+    ready,
+    run(name, params, { channel = name, onProgress } = {}) {
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject, onProgress });
+        worker.postMessage({ id, channel, name, params });
+      });
+    },
+  };
+}

@@ -1,0 +1,16 @@
+// Number formatting for live readouts: significant digits, a real minus sign, no "-0".
+export function fmt(x, digits = 3) {
+  if (Number.isNaN(x)) return 'NaN';
+  if (!Number.isFinite(x)) return x > 0 ? '∞' : '−∞';
+  if (x === 0 || Math.abs(x) < 1e-12) return '0';
+  const a = Math.abs(x);
+  const s = a >= 1e5 || a < 1e-3 ? x.toExponential(digits - 1) : x.toPrecision(digits);
+  return s.replace(/^-/, '−').replace(/e\+?(-?)(\d+)$/, (_, m, e) => `×10${sup(m + e)}`);
+}
+
+const SUP = { '-': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
+const sup = (s) => [...s].map((c) => SUP[c]).join('');
+
+export const fmtInterval = ([lo, hi], digits = 3) => `[${fmt(lo, digits)}, ${fmt(hi, digits)}]`;
+
+export const fmtInt = (n) => n.toLocaleString('en-US');
