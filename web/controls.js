@@ -56,7 +56,7 @@ export function renderControls(container, spec, values, onChange) {
     const show = (v) => {
       const text = p.format ? p.format(v) : String(v);
       out.textContent = text;
-      if (input.type === 'range') input.setAttribute('aria-valuetext', `${p.label} ${text}`);
+      if (input.type === 'range') input.setAttribute('aria-valuetext', `${p.spoken ?? p.label} ${text}`);
     };
     if (p.kind === 'stops') {
       input = Object.assign(document.createElement('input'), { type: 'range', min: 0, max: p.values.length - 1, step: 1 });

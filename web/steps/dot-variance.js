@@ -7,7 +7,7 @@ export const id = 'dot-variance';
 const DK_STOPS = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096];
 
 export const params = {
-  dk: { kind: 'stops', values: DK_STOPS, default: 64, label: 'dₖ', format: (v) => String(v) },
+  dk: { kind: 'stops', values: DK_STOPS, default: 64, label: 'dₖ', spoken: 'd k', format: (v) => String(v) },
   count: { kind: 'stops', values: [500, 1000, 2000, 5000, 10000, 20000, 50000, 100000], default: 5000, label: 'pairs', format: fmtInt },
   seed: { kind: 'int', min: 0, max: 2 ** 31 - 1, default: 1, label: 'seed' },
 };

@@ -1,0 +1,49 @@
+// Browser-test harness: serves the built dist/ with Vite's preview server and drives Debian's
+// Chromium through playwright-core (which never downloads a browser). Collects console errors
+// and uncaught exceptions per page, so every test can assert there were none.
+import { existsSync } from 'node:fs';
+import { preview } from 'vite';
+import { chromium } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+
+export async function startHarness() {
+  if (!existsSync('dist/index.html')) throw new Error('dist/ is missing: run `bash tools/build.sh --page` first');
+  const server = await preview({ preview: { port: 0, strictPort: false }, logLevel: 'silent' });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+           '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const base = server.resolvedUrls.local[0];
+  return {
+    base,
+    async open(query = '', options = {}) {
+      const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, ...options });
+      const page = await context.newPage();
+      const errors = [];
+      page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+      page.on('pageerror', (e) => errors.push(e.message));
+      page.on('request', (r) => { const u = r.url(); if (!u.startsWith(base) && !u.startsWith('data:') && !u.startsWith('blob:')) errors.push(`off-origin request: ${u}`); });
+      await page.goto(base + query);
+      return { page, errors, close: () => context.close() };
+    },
+    async close() { await browser.close(); await server.close(); },
+  };
+}
+
+// Waits until the figure of `stepId` has finished `n` updates in total.
+export async function waitForUpdates(page, stepId, n) {
+  await page.waitForFunction(([id, k]) => {
+    const f = document.querySelector(`#${id} figure.live`);
+    return f && f.dataset.state === 'ready' && Number(f.dataset.updates) >= k;
+  }, [stepId, n], { timeout: 30000 });
+}
+
+// The readout tables of a step as arrays of row texts.
+export function readouts(page, stepId) {
+  return page.$$eval(`#${stepId} table.readout`, (tables) =>
+    tables.map((t) => [...t.rows].slice(1).map((r) => [...r.cells].map((c) => c.textContent))));
+}
+
+export const parseNum = (s) => Number(s.replace('−', '-').replace(/,/g, ''));
