@@ -1,5 +1,5 @@
 // Screenshots of the built page in headless Chromium, for looking at what we ship.
-//   node tools/screenshot.mjs [query] [out.png] [--dark] [--width=1200]
+//   node tools/screenshot.mjs [query] [out.png] [--dark] [--width=1200] [--selector=CSS]
 // Serves dist/ with Vite's preview server on a free port, waits until every live figure is ready.
 import { preview } from 'vite';
 import { chromium } from 'playwright-core';
@@ -8,6 +8,7 @@ const args = process.argv.slice(2);
 const flags = new Set(args.filter((a) => a.startsWith('--')));
 const [query = '', out = '/tmp/attnlab.png'] = args.filter((a) => !a.startsWith('--'));
 const width = Number([...flags].find((f) => f.startsWith('--width='))?.slice(8) || 1200);
+const selector = [...flags].find((f) => f.startsWith('--selector='))?.slice(11);
 
 const server = await preview({ preview: { port: 0, strictPort: false }, logLevel: 'silent' });
 const url = server.resolvedUrls.local[0];
@@ -26,7 +27,8 @@ await page.evaluate(async () => {
   window.scrollTo(0, 0);
 });
 await page.waitForFunction(() => [...document.querySelectorAll('figure.live')].every((f) => f.dataset.state === 'ready'), null, { timeout: 30000 });
-await page.screenshot({ path: out, fullPage: true });
+if (selector) await page.locator(selector).first().screenshot({ path: out });
+else await page.screenshot({ path: out, fullPage: true });
 console.log('wrote', out, 'from', url + query);
 await browser.close();
 await server.close();

@@ -1,15 +1,37 @@
 #!/usr/bin/env bash
 # npm test: the native Catch2 suite (CTest), the same suite compiled to wasm and run by Node
 # (CTest's cross-compiling emulator), then the JS tests of the wasm module and the browser tests
-# (Vitest; headless Chromium through playwright-core).
-set -euo pipefail
+# (Vitest; headless Chromium through playwright-core). Ends with one line over all of them.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-bash tools/setup.sh
-bash tools/build.sh --page
+bash tools/setup.sh || exit 1
+bash tools/build.sh --page || exit 1
+mkdir -p build
 
-echo; echo "== Catch2, native (CTest)"
-ctest --test-dir build/native --output-on-failure --parallel 2 | tail -n 4
-echo; echo "== Catch2, WebAssembly under Node (CTest emulator)"
-ctest --test-dir build/wasm --output-on-failure --parallel 2 | tail -n 4
+passed=0; failed=0; status=0
+run_ctest() {  # $1 title, $2 build dir
+  echo; echo "== $1"
+  ctest --test-dir "$2" --output-on-failure --parallel 2 > "$2/ctest.log" 2>&1 || status=1
+  grep -E "^\s*[0-9]+/[0-9]+ Test .*(Failed|Exception|Timeout)" "$2/ctest.log" || true
+  grep -q "tests failed out of" "$2/ctest.log" && grep -A200 "The following tests FAILED" "$2/ctest.log" | head -50
+  sed -n '/tests passed/,$p' "$2/ctest.log" | head -n 3
+  local line; line=$(grep -E "tests passed, [0-9]+ tests failed out of [0-9]+" "$2/ctest.log")
+  local f t; f=$(sed -E 's/.* ([0-9]+) tests failed out of ([0-9]+).*/\1/' <<<"$line"); t=$(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$line")
+  passed=$((passed + t - f)); failed=$((failed + f))
+}
+run_ctest "Catch2, native (CTest)" build/native
+run_ctest "Catch2, WebAssembly under Node (CTest emulator)" build/wasm
+
 echo; echo "== JavaScript API and browser (Vitest)"
-npx vitest run --config vitest.config.js
+npx vitest run --config vitest.config.js --reporter=default --reporter=json --outputFile.json=build/vitest.json || status=1
+if [ -f build/vitest.json ]; then
+  read -r vp vf < <(node -e "const r=require('./build/vitest.json');console.log(r.numPassedTests, r.numFailedTests)")
+  passed=$((passed + vp)); failed=$((failed + vf))
+else
+  status=1
+fi
+
+echo
+echo "attnlab: ${passed} passed, ${failed} failed"
+[ "$failed" -eq 0 ] || status=1
+exit $status
