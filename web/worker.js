@@ -1,12 +1,12 @@
 // The Web Worker that owns the engine for the page. Requests arrive as
-//   { id, channel, name, params }        name: a key of experiments.js
+//   { id, channel, name, params }        name: an experiment (web/experiments/)
 // and are answered with one of
 //   { id, progress }                      (any number, for long runs)
 //   { id, result }  |  { id, error: { name, message, code } }  |  { id, superseded: true }
 // Per channel only the newest request runs: an older one still queued, or one between two of
 // its chunks, is dropped with `superseded`.
 import { createEngine } from './engine.js';
-import { experiments } from './experiments.js';
+import { experiments } from './experiments/index.js';
 
 const enginePromise = createEngine();
 const latest = new Map();  // channel → newest request id

@@ -1,5 +1,7 @@
-// The derivation, in order. Each entry is a step module: { id, params, mount(figure, ctx) }.
-// The same id names the page section, the C++ comments (eq:id) and the Catch2 tags [eq:id].
-import * as dotVariance from './dot-variance.js';
+// The ordered registry of step modules: each web/steps/<id>.js exports { id, params, mount }.
+import { ORDER } from './order.js';
 
-export const steps = [dotVariance];
+const modules = import.meta.glob(['./*.js', '!./index.js', '!./order.js'], { eager: true });
+const byId = new Map(Object.values(modules).filter((m) => m.id && m.mount).map((m) => [m.id, m]));
+
+export const steps = ORDER.filter((id) => byId.has(id)).map((id) => byId.get(id));
