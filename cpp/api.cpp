@@ -10,14 +10,23 @@
 namespace attnlab::api {
 namespace {
 
+// Integers print exactly (no "1.67772e+07 exceeds the limit of 1.67772e+07"), others with %g.
 std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
+  char buf[40];
+  if (std::isfinite(v) && v == std::floor(v) && std::abs(v) < 1e18) std::snprintf(buf, sizeof buf, "%.0f", v);
+  else std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
 }
 
 [[noreturn]] void raise(const char* code, const char* fn, const std::string& msg) {
   throw ApiError(code, std::string(fn) + ": " + msg);
+}
+
+// A multiplier that must be finite once rounded to float, the type the kernels use.
+float scale_arg(const char* fn, double scale) {
+  if (!std::isfinite(scale) || !std::isfinite(static_cast<float>(scale)))
+    raise("BAD_VALUE", fn, "scale must be finite in float32 (|scale| <= 3.4e38), got " + num(scale));
+  return static_cast<float>(scale);
 }
 
 // A size from JavaScript: a finite integer in [1, max].
@@ -58,17 +67,15 @@ Shape check_attention(const char* fn, const AttentionArgs& a) {
   expect_len(fn, "k", a.k, product(fn, "nk*dk", s.nk, s.dk), "nk*dk");
   expect_len(fn, "v", a.v, product(fn, "nk*dv", s.nk, s.dv), "nk*dv");
   product(fn, "nq*dv", s.nq, s.dv);
-  if (a.mask.data != nullptr || a.mask.size != 0) expect_len(fn, "mask", a.mask, nqk, "nq*nk");
-  const double scale = a.has_scale ? a.scale : 1 / std::sqrt(double(s.dk));
-  if (!std::isfinite(scale)) raise("BAD_VALUE", fn, "scale must be finite, got " + num(scale));
-  s.scale = static_cast<float>(scale);
+  if (a.has_mask) expect_len(fn, "mask", a.mask, nqk, "nq*nk");
+  s.scale = scale_arg(fn, a.has_scale ? a.scale : 1 / std::sqrt(double(s.dk)));
   return s;
 }
 
 Mask mask_of(const AttentionArgs& a, const Shape& s) {
   Mask m;
   m.causal = a.causal;
-  if (a.mask.size != 0) m.keep = {a.mask.data, s.nq, s.nk};
+  if (a.has_mask) m.keep = {a.mask.data, s.nq, s.nk};
   return m;
 }
 
@@ -80,12 +87,14 @@ std::uint64_t seed_arg(const char* fn, const char* name, double v) {
   return static_cast<std::uint64_t>(v);
 }
 
-Distribution distribution(const char* fn, double kind, double mean, double std) {
-  if (!(kind == 0 || kind == 1 || kind == 2))
-    raise("BAD_VALUE", fn, "distribution must be 'normal', 'uniform' or 'rademacher'");
+Distribution distribution(const char* fn, double kind, double mean, double std, double df) {
+  if (!(kind == 0 || kind == 1 || kind == 2 || kind == 3))
+    raise("BAD_VALUE", fn, "distribution must be 'normal', 'uniform', 'rademacher' or 'student-t'");
   if (!std::isfinite(mean)) raise("BAD_VALUE", fn, "mean must be finite, got " + num(mean));
   if (!std::isfinite(std) || std < 0) raise("BAD_VALUE", fn, "std must be finite and >= 0, got " + num(std));
-  return {static_cast<Dist>(static_cast<int>(kind)), mean, std};
+  if (kind == 3 && !(df >= 3 && df <= 100 && df == std::floor(df)))
+    raise("BAD_VALUE", fn, "df must be an integer in [3, 100] (the variance is infinite for df <= 2), got " + num(df));
+  return {static_cast<Dist>(static_cast<int>(kind)), mean, std, static_cast<int>(kind == 3 ? df : 5)};
 }
 
 void softmax(std::vector<float>& out, Vec<const float> x, double rows_d, double cols_d,
@@ -158,14 +167,65 @@ void row_stats(std::vector<float>& max, std::vector<float>& entropy, Vec<const f
 }
 
 void sample_dot_products(std::vector<float>& out, double dk_d, double count_d, double seed_d,
-                         const Distribution& d, double first_d) {
+                         const Distribution& d, double first_d, double rho, bool layernorm) {
   const char* fn = "sampleDotProducts";
   const std::size_t dk = size_arg(fn, "dk", dk_d, kMaxDim);
   const std::size_t count = size_arg(fn, "count", count_d, kMaxCount);
   const std::uint64_t seed = seed_arg(fn, "seed", seed_d);
   const std::uint64_t first = seed_arg(fn, "first", first_d);
+  if (!(std::abs(rho) <= 1)) raise("BAD_VALUE", fn, "rho must be in [-1, 1], got " + num(rho));
+  if (layernorm && dk < 2) raise("BAD_VALUE", fn, "layernorm needs dk >= 2 (one entry normalises to 0/0)");
   out.resize(count);
-  attnlab::sample_dot_products(Vec<float>{out.data(), count}, dk, seed, d, first);
+  attnlab::sample_dot_products(Vec<float>{out.data(), count}, dk, seed, d, first, PairOptions{rho, layernorm});
+}
+
+void sample_softmax_rows(std::vector<float> (&out)[5], double dk_d, double n_d, double rows_d, double scale,
+                         double seed_d, double first_d) {
+  const char* fn = "sampleSoftmaxRows";
+  const std::size_t dk = size_arg(fn, "dk", dk_d, kMaxDim);
+  const std::size_t n = size_arg(fn, "n", n_d, kMaxDim);
+  const std::size_t rows = size_arg(fn, "rows", rows_d, kMaxCount);
+  product(fn, "n*dk", n, dk);
+  const float sc = scale_arg(fn, scale);
+  const std::uint64_t seed = seed_arg(fn, "seed", seed_d), first = seed_arg(fn, "first", first_d);
+  for (auto& v : out) v.resize(rows);
+  attnlab::sample_softmax_rows({{out[0].data(), rows}, {out[1].data(), rows}, {out[2].data(), rows},
+                                {out[3].data(), rows}, {out[4].data(), rows}},
+                               dk, n, sc, seed, first);
+}
+
+void scores(std::vector<float>& out, Vec<const float> q, Vec<const float> k, double nq_d, double nk_d,
+            double dk_d, double scale) {
+  const char* fn = "scores";
+  const std::size_t nq = size_arg(fn, "nq", nq_d, kMaxDim), nk = size_arg(fn, "nk", nk_d, kMaxDim),
+                    dk = size_arg(fn, "dk", dk_d, kMaxDim);
+  expect_len(fn, "q", q, product(fn, "nq*dk", nq, dk), "nq*dk");
+  expect_len(fn, "k", k, product(fn, "nk*dk", nk, dk), "nk*dk");
+  const std::size_t n = product(fn, "nq*nk", nq, nk);
+  const float sc = scale_arg(fn, scale);
+  out.resize(n);
+  const Mat<float> s{out.data(), nq, nk};
+  matmul_nt(s, Mat<const float>{q.data, nq, dk}, Mat<const float>{k.data, nk, dk});
+  attnlab::scale(s, Mat<const float>(s), sc);
+}
+
+void matmul(std::vector<float>& out, Vec<const float> a, Vec<const float> b, double m_d, double k_d,
+            double n_d) {
+  const char* fn = "matmul";
+  const std::size_t m = size_arg(fn, "m", m_d, kMaxElements), k = size_arg(fn, "k", k_d, kMaxElements),
+                    n = size_arg(fn, "n", n_d, kMaxElements);
+  expect_len(fn, "a", a, product(fn, "m*k", m, k), "m*k");
+  expect_len(fn, "b", b, product(fn, "k*n", k, n), "k*n");
+  out.resize(product(fn, "m*n", m, n));
+  matmul_nn(Mat<float>{out.data(), m, n}, Mat<const float>{a.data, m, k}, Mat<const float>{b.data, k, n});
+}
+
+void softmax_jacobian(std::vector<float>& out, Vec<const float> p) {
+  const char* fn = "softmaxJacobian";
+  if (p.size == 0) raise("BAD_SIZE", fn, "p must hold at least one value");
+  const std::size_t n = p.size;
+  out.resize(product(fn, "n*n", n, n));
+  softmax_jacobian_ref(Mat<float>{out.data(), n, n}, p);
 }
 
 void sample_entries(std::vector<float>& out, double count_d, double seed_d, const Distribution& d,

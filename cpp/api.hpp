@@ -40,7 +40,8 @@ void softmax_backward(std::vector<float>& dx, Vec<const float> p, Vec<const floa
 
 struct AttentionArgs {
   Vec<const float> q, k, v;
-  Vec<const std::uint8_t> mask;  // empty = no mask; else nq*nk entries, nonzero = attend
+  Vec<const std::uint8_t> mask;  // nq*nk entries, nonzero = attend; read only if has_mask
+  bool has_mask = false;
   double nq = 0, nk = 0, dk = 0, dv = 0;
   double scale = 0;
   bool has_scale = false;         // false: scale = 1/√dk
@@ -54,11 +55,24 @@ void attention_backward(std::vector<float>& dq, std::vector<float>& dk, std::vec
 void row_stats(std::vector<float>& max, std::vector<float>& entropy, Vec<const float> p,
                double rows, double cols);
 
-Distribution distribution(const char* fn, double kind, double mean, double std);
+Distribution distribution(const char* fn, double kind, double mean, double std, double df = 5);
 std::uint64_t seed_arg(const char* fn, const char* name, double v);
 
 void sample_dot_products(std::vector<float>& out, double dk, double count, double seed,
-                         const Distribution& d, double first = 0);
+                         const Distribution& d, double first = 0, double rho = 0, bool layernorm = false);
+
+// Five per-row statistics of softmax(scale·K q) (see sampling.hpp), each `rows` long, into out[0..4]:
+// max weight, entropy, ‖J‖_F, mean gradient norm at non-max logits, score variance.
+void sample_softmax_rows(std::vector<float> (&out)[5], double dk, double n, double rows, double scale,
+                         double seed, double first = 0);
+
+// S = scale · Q Kᵀ (nq, nk) for q (nq, dk), k (nk, dk).
+void scores(std::vector<float>& out, Vec<const float> q, Vec<const float> k, double nq, double nk,
+            double dk, double scale);
+// C = A B for a (m, k) and b (k, n).
+void matmul(std::vector<float>& out, Vec<const float> a, Vec<const float> b, double m, double k, double n);
+// J = diag(p) − p pᵀ (n, n) for p of length n.
+void softmax_jacobian(std::vector<float>& out, Vec<const float> p);
 void sample_entries(std::vector<float>& out, double count, double seed, const Distribution& d,
                     double stream = 0);
 

@@ -2,8 +2,8 @@
 // nothing else: validation and computation live in api.cpp.
 //
 // Protocol (web/engine.js is its only caller):
-//   inputs   JS asks for a slot (inputF32(slot, n) → address), writes its typed array into the
-//            heap at that address, then calls an operation;
+//   inputs   JS asks for a slot (inputF32(slot, n) → address, 0 on failure), writes its typed
+//            array into the heap at that address, then calls an operation;
 //   outputs  the operation fills engine-owned vectors; JS copies them out (outputF32(slot) and
 //            outputLength(slot) give the address and length) before the next call;
 //   errors   an operation returns "" on success, or "CODE\tfn: message"; no C++ exception ever
@@ -27,7 +27,7 @@ namespace {
 
 std::array<std::vector<float>, 4> in_f32;    // q, k, v, gradOutput (or x, gradP)
 std::vector<std::uint8_t> in_mask;
-std::array<std::vector<float>, 3> out_f32;
+std::vector<float> out_f32[5];
 std::vector<std::uint32_t> out_counts;
 std::array<double, 8> out_summary;
 
@@ -47,18 +47,26 @@ std::string guarded(F&& f) {
   }
 }
 
-std::uintptr_t input_f32(int slot, double n) {
-  if (slot < 0 || slot >= int(in_f32.size()) || !(n >= 0 && n <= api::kMaxElements)) return 0;
-  in_f32[slot].resize(static_cast<std::size_t>(n));
-  return reinterpret_cast<std::uintptr_t>(in_f32[slot].data());
-}
-std::uintptr_t input_mask(double n) {
+// An input slot of n elements; 0 when n is out of range or memory ran out (engine.js checks
+// the limit first and reports either case as an Error, never writing to address 0).
+template <class T>
+std::uintptr_t input_slot(std::vector<T>& slot, double n) {
   if (!(n >= 0 && n <= api::kMaxElements)) return 0;
-  in_mask.resize(static_cast<std::size_t>(n));
-  return reinterpret_cast<std::uintptr_t>(in_mask.data());
+  try {
+    slot.resize(static_cast<std::size_t>(n));
+    slot.reserve(1);  // a valid, non-null address even for n = 0
+  } catch (const std::bad_alloc&) {
+    return 0;
+  }
+  return reinterpret_cast<std::uintptr_t>(slot.data());
 }
-std::uintptr_t output_f32(int slot) { return reinterpret_cast<std::uintptr_t>(out_f32.at(slot).data()); }
-double output_length(int slot) { return double(out_f32.at(slot).size()); }
+std::uintptr_t input_f32(int slot, double n) {
+  return slot >= 0 && slot < int(in_f32.size()) ? input_slot(in_f32[slot], n) : 0;
+}
+std::uintptr_t input_mask(double n) { return input_slot(in_mask, n); }
+bool out_slot(int slot) { return slot >= 0 && slot < 5; }
+std::uintptr_t output_f32(int slot) { return out_slot(slot) ? reinterpret_cast<std::uintptr_t>(out_f32[slot].data()) : 0; }
+double output_length(int slot) { return out_slot(slot) ? double(out_f32[slot].size()) : 0; }
 std::uintptr_t output_counts() { return reinterpret_cast<std::uintptr_t>(out_counts.data()); }
 double output_counts_length() { return double(out_counts.size()); }
 std::uintptr_t output_summary() { return reinterpret_cast<std::uintptr_t>(out_summary.data()); }
@@ -77,7 +85,8 @@ api::AttentionArgs attention_args(double nq, double nk, double dk, double dv, do
                                   bool has_scale, bool causal, bool has_mask) {
   api::AttentionArgs a;
   a.q = in(0); a.k = in(1); a.v = in(2);
-  if (has_mask) a.mask = {in_mask.data(), in_mask.size()};
+  a.mask = {in_mask.data(), in_mask.size()};
+  a.has_mask = has_mask;
   a.nq = nq; a.nk = nk; a.dk = dk; a.dv = dv;
   a.scale = scale; a.has_scale = has_scale; a.causal = causal;
   return a;
@@ -97,15 +106,29 @@ std::string attention_backward(double nq, double nk, double dk, double dv, doubl
 }
 
 std::string sample_dot_products(double dk, double count, double seed, double dist, double mean,
-                                double std, double first) {
+                                double std, double df, double first, double rho, bool layernorm) {
   return guarded([&] {
-    api::sample_dot_products(out_f32[0], dk, count, seed, api::distribution("sampleDotProducts", dist, mean, std), first);
+    api::sample_dot_products(out_f32[0], dk, count, seed, api::distribution("sampleDotProducts", dist, mean, std, df),
+                             first, rho, layernorm);
   });
 }
-std::string sample_entries(double count, double seed, double stream, double dist, double mean, double std) {
+std::string sample_entries(double count, double seed, double stream, double dist, double mean, double std,
+                           double df) {
   return guarded([&] {
-    api::sample_entries(out_f32[0], count, seed, api::distribution("sampleEntries", dist, mean, std), stream);
+    api::sample_entries(out_f32[0], count, seed, api::distribution("sampleEntries", dist, mean, std, df), stream);
   });
+}
+std::string sample_softmax_rows(double dk, double n, double rows, double scale, double seed, double first) {
+  return guarded([&] { api::sample_softmax_rows(out_f32, dk, n, rows, scale, seed, first); });
+}
+std::string scores(double nq, double nk, double dk, double scale) {
+  return guarded([&] { api::scores(out_f32[0], in(0), in(1), nq, nk, dk, scale); });
+}
+std::string matmul(double m, double k, double n) {
+  return guarded([&] { api::matmul(out_f32[0], in(0), in(1), m, k, n); });
+}
+std::string softmax_jacobian() {
+  return guarded([&] { api::softmax_jacobian(out_f32[0], in(0)); });
 }
 std::string describe(double bins, double lo, double hi) {
   return guarded([&] {
@@ -135,5 +158,9 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   function("attentionBackward", &attention_backward);
   function("sampleDotProducts", &sample_dot_products);
   function("sampleEntries", &sample_entries);
+  function("sampleSoftmaxRows", &sample_softmax_rows);
+  function("scores", &scores);
+  function("matmul", &matmul);
+  function("softmaxJacobian", &softmax_jacobian);
   function("describe", &describe);
 }

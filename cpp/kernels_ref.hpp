@@ -136,6 +136,15 @@ void softmax_backward_rows_ref(Mat<T> dx, Mat<const no_deduce<T>> p, Mat<const n
   }
 }
 
+// J = diag(p) − p pᵀ (n, n), the Jacobian ∂p/∂x of p = softmax(x).       (eq:vanishing-gradients)
+// J_ij = p_i (δ_ij − p_j): a one-hot p gives J = 0, a uniform p gives (1/n)(I − 11ᵀ/n).
+template <class T>
+void softmax_jacobian_ref(Mat<T> jac, Vec<const no_deduce<T>> p) {
+  ATTN_CHECK(jac.rows == p.size && jac.cols == p.size);
+  for (std::size_t i = 0; i < p.size; ++i)
+    for (std::size_t j = 0; j < p.size; ++j) jac(i, j) = p[i] * ((i == j ? T(1) : T(0)) - p[j]);
+}
+
 // H_i = −Σ_j p_ij log p_ij, with 0 log 0 = 0. Uniform over n gives log n; one-hot gives 0.
 template <class T>
 void row_entropy_ref(Vec<T> out, Mat<const no_deduce<T>> p) {

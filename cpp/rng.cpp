@@ -79,22 +79,23 @@ double portable_log(double x) {
   return e * ln2_hi + (2 * t * poly + e * ln2_lo);
 }
 
-void fill(Vec<float> out, Rng& rng, const Distribution& d) {
+double standard_draw(Rng& rng, const Distribution& d) {
   switch (d.kind) {
-    case Dist::normal:
-      for (std::size_t i = 0; i < out.size; ++i) out[i] = static_cast<float>(d.mean + d.std * rng.normal());
-      break;
-    case Dist::uniform: {
-      const double half = std::sqrt(3.0) * d.std;
-      for (std::size_t i = 0; i < out.size; ++i)
-        out[i] = static_cast<float>(d.mean + half * (2 * rng.uniform() - 1));
-      break;
+    case Dist::normal: return rng.normal();
+    case Dist::uniform: return std::sqrt(3.0) * (2 * rng.uniform() - 1);
+    case Dist::rademacher: return (rng.next_u64() >> 63) ? 1.0 : -1.0;
+    case Dist::student_t: {
+      const double g = rng.normal();
+      double chi2 = 0;
+      for (int i = 0; i < d.df; ++i) { const double z = rng.normal(); chi2 += z * z; }
+      return g / std::sqrt(chi2 / d.df) * std::sqrt((d.df - 2.0) / d.df);
     }
-    case Dist::rademacher:
-      for (std::size_t i = 0; i < out.size; ++i)
-        out[i] = static_cast<float>(d.mean + ((rng.next_u64() >> 63) ? d.std : -d.std));
-      break;
   }
+  return 0;
+}
+
+void fill(Vec<float> out, Rng& rng, const Distribution& d) {
+  for (std::size_t i = 0; i < out.size; ++i) out[i] = static_cast<float>(d.mean + d.std * standard_draw(rng, d));
 }
 
 }  // namespace attnlab

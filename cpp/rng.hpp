@@ -42,18 +42,25 @@ class Rng {
 // ulp, is what the normal sampler needs.
 double portable_log(double x);
 
-enum class Dist : int { normal = 0, uniform = 1, rademacher = 2 };
+enum class Dist : int { normal = 0, uniform = 1, rademacher = 2, student_t = 3 };
 
-// Entries with mean `mean` and standard deviation `std`:
-//   normal     mean + std·z,            z ~ N(0, 1)
-//   uniform    U(mean − √3·std, mean + √3·std)
-//   rademacher mean ± std, each with probability 1/2
+// Entries with mean `mean` and standard deviation `std`: mean + std·z, with z standardized
+// (mean 0, variance 1):
+//   normal     z ~ N(0, 1)
+//   uniform    z ~ U(−√3, √3)
+//   rademacher z = ±1, each with probability 1/2
+//   student_t  z = t·√((ν−2)/ν), t = g / √(χ²_ν/ν) with χ²_ν a sum of ν squared normals;
+//              integer ν = df >= 3 (the variance is infinite for ν <= 2); heavy tails: the
+//              4th moment is infinite for ν <= 4, so sample variances converge slowly
 struct Distribution {
   Dist kind = Dist::normal;
   double mean = 0;
   double std = 1;
+  int df = 5;
 };
 
 void fill(Vec<float> out, Rng& rng, const Distribution& d);
+// z only, as double (mean 0, variance 1), for code that transforms before rounding to float.
+double standard_draw(Rng& rng, const Distribution& d);
 
 }  // namespace attnlab

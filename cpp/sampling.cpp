@@ -1,21 +1,87 @@
 #include "sampling.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "kernels.hpp"
 
 namespace attnlab {
+namespace {
+
+// x ← (x − mean x) / std x, population std, in double.
+void layer_normalize(Vec<float> x) {
+  double m = 0, v = 0;
+  for (std::size_t i = 0; i < x.size; ++i) m += x[i];
+  m /= x.size;
+  for (std::size_t i = 0; i < x.size; ++i) v += (x[i] - m) * (x[i] - m);
+  const double inv = 1 / std::sqrt(v / x.size);
+  for (std::size_t i = 0; i < x.size; ++i) x[i] = static_cast<float>((x[i] - m) * inv);
+}
+
+}  // namespace
 
 void sample_dot_products(Vec<float> out, std::size_t dk, std::uint64_t seed, const Distribution& d,
-                         std::uint64_t first) {
-  ATTN_CHECK(dk > 0);
-  std::vector<float> qk(2 * dk);  // one allocation per call: q = qk[0, dk), k = qk[dk, 2dk)
+                         std::uint64_t first, const PairOptions& pair) {
+  ATTN_CHECK(dk > 0 && (!pair.layernorm || dk >= 2) && std::abs(pair.rho) <= 1);
+  // One allocation per call. With ρ = 0, k = 0·a + 1·b = b exactly: the plain stream.
+  std::vector<double> b(dk);
+  std::vector<float> qk(2 * dk);
   const Vec<float> q{qk.data(), dk}, k{qk.data() + dk, dk};
+  const double c = std::sqrt(1 - pair.rho * pair.rho);
   for (std::size_t i = 0; i < out.size; ++i) {
     Rng rng(seed, first + i);
-    fill(q, rng, d);
-    fill(k, rng, d);
+    for (std::size_t j = 0; j < dk; ++j) {
+      const double a = standard_draw(rng, d);
+      q[j] = static_cast<float>(d.mean + d.std * a);
+      b[j] = pair.rho * a;
+    }
+    for (std::size_t j = 0; j < dk; ++j) k[j] = static_cast<float>(d.mean + d.std * (b[j] + c * standard_draw(rng, d)));
+    if (pair.layernorm) {
+      layer_normalize(q);
+      layer_normalize(k);
+    }
     out[i] = dot(q, k);
+  }
+}
+
+void sample_softmax_rows(const SoftmaxRowStats& out, std::size_t dk, std::size_t n, float scale,
+                         std::uint64_t seed, std::uint64_t first) {
+  const std::size_t rows = out.max_weight.size;
+  ATTN_CHECK(dk > 0 && n > 0 && out.entropy.size == rows && out.jacobian.size == rows &&
+             out.nonmax_grad.size == rows && out.score_var.size == rows);
+  std::vector<float> q(dk), keys(n * dk), s(n), p(n);
+  const Distribution normal{};
+  for (std::size_t r = 0; r < rows; ++r) {
+    Rng rng(seed, first + r);
+    fill(Vec<float>{q.data(), dk}, rng, normal);
+    fill(Vec<float>{keys.data(), n * dk}, rng, normal);
+    // s = scale · K q: (n, dk)·(1, dk)ᵀ
+    matmul_nt(Mat<float>{s.data(), n, 1}, Mat<const float>{keys.data(), n, dk}, Mat<const float>{q.data(), 1, dk});
+    attnlab::scale(Mat<float>{s.data(), 1, n}, Mat<const float>{s.data(), 1, n}, scale);
+    softmax_rows(Mat<float>{p.data(), 1, n}, Mat<const float>{s.data(), 1, n});
+    // the statistics, in double
+    std::size_t m = 0;
+    double s2 = 0, s3 = 0, h = 0, mean_s = 0, var_s = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      const double pj = p[j];
+      if (p[j] > p[m]) m = j;
+      s2 += pj * pj;
+      s3 += pj * pj * pj;
+      if (pj > 0) h -= pj * std::log(pj);
+      mean_s += s[j];
+    }
+    mean_s /= n;
+    for (std::size_t j = 0; j < n; ++j) var_s += (s[j] - mean_s) * (s[j] - mean_s);
+    // ‖e_j − p‖² = 1 − 2p_j + Σp²
+    double g = 0;
+    for (std::size_t j = 0; j < n; ++j)
+      if (j != m) g += p[j] * std::sqrt(std::max(0.0, 1 - 2.0 * p[j] + s2));
+    out.max_weight[r] = p[m];
+    out.entropy[r] = static_cast<float>(h);
+    out.jacobian[r] = static_cast<float>(std::sqrt(std::max(0.0, s2 - 2 * s3 + s2 * s2)));
+    out.nonmax_grad[r] = static_cast<float>(n > 1 ? g / (n - 1) : 0);
+    out.score_var[r] = static_cast<float>(n > 1 ? var_s / (n - 1) : 0);
   }
 }
 

@@ -7,11 +7,38 @@
 
 namespace attnlab {
 
-// (eq:dot-variance) out_i = q⁽ⁱ⁾ · k⁽ⁱ⁾ for independent q⁽ⁱ⁾, k⁽ⁱ⁾ in R^dk with i.i.d. entries
-// from `d`. Pair i draws q then k from Rng(seed, first + i), so any split of [0, count) into
-// calls gives the same values. With mean 0 and std 1: E = 0 and Var(q·k) = dk.
+// How a pair (q, k) departs from the derivation's premises.           (eq:breaking-assumptions)
+struct PairOptions {
+  double rho = 0;          // corr(q_i, k_i): k = ρ·a + √(1−ρ²)·b before the mean/std transform
+  bool layernorm = false;  // then q ← (q − mean q)/std q and likewise k (population std; dk >= 2)
+};
+
+// (eq:dot-variance) out_i = q⁽ⁱ⁾ · k⁽ⁱ⁾ for independent pairs in R^dk with entries from `d`.
+// Pair i draws from Rng(seed, first + i), so any split of [0, count) into calls gives the same
+// values. Standardized entries a, b are drawn first (q takes a, k takes b), correlated, then
+// mapped to mean + std·(·), then optionally normalised. With the defaults E = 0, Var = dk;
 // dk = 1 is the product experiment (eq:product-variance): Var(XY) = 1.
+//   mean μ, std 1:   E = dk·μ²,  Var = dk·(1 + 2μ²)
+//   correlation ρ:   E = dk·ρ,   Var = dk·(1 + ρ²)   (normal entries)
+//   layernorm:       E = 0,      Var = dk²/(dk − 1)
 void sample_dot_products(Vec<float> out, std::size_t dk, std::uint64_t seed, const Distribution& d,
-                         std::uint64_t first = 0);
+                         std::uint64_t first = 0, const PairOptions& pair = {});
+
+// Per-row softmax statistics for one random query against n random keys.
+//                                             (eq:softmax-saturation, eq:vanishing-gradients)
+// Row r draws q (dk) then K (n, dk), all N(0, 1), from Rng(seed, first + r), and computes
+//   s = scale · K q,  p = softmax(s), m = argmax p
+//   max_weight   p_m
+//   entropy      −Σ p_j log p_j                         (log n when uniform, 0 when one-hot)
+//   jacobian     ‖diag(p) − ppᵀ‖_F = √(Σp² − 2Σp³ + (Σp²)²)
+//   nonmax_grad  mean over j ≠ m of ‖∂p/∂s_j‖₂ = p_j·‖e_j − p‖₂: how much the weights can move
+//                when a logit that is not the largest moves
+//   score_var    the sample variance of s_1 … s_n; given q they are i.i.d. N(0, scale²‖q‖²),
+//                so its expectation is scale²·E‖q‖² = scale²·dk
+struct SoftmaxRowStats {
+  Vec<float> max_weight, entropy, jacobian, nonmax_grad, score_var;  // each of length `rows`
+};
+void sample_softmax_rows(const SoftmaxRowStats& out, std::size_t dk, std::size_t n, float scale,
+                         std::uint64_t seed, std::uint64_t first = 0);
 
 }  // namespace attnlab

@@ -56,10 +56,13 @@ TEST_CASE("attention names the argument whose length does not fit the sizes", "[
   CHECK(w.size() == 25 * 32);
   a.has_scale = true;
   a.scale = std::numeric_limits<double>::infinity();
-  CHECK(error_of([&] { api::attention(out, w, a); }) == "attention: scale must be finite, got inf");
+  CHECK(error_of([&] { api::attention(out, w, a); }) == "attention: scale must be finite in float32 (|scale| <= 3.4e38), got inf");
+  a.scale = 1e39;  // finite as a double, +inf as a float: refused, not a silent NaN
+  CHECK(error_of([&] { api::attention(out, w, a); }) == "attention: scale must be finite in float32 (|scale| <= 3.4e38), got 1e+39");
   std::vector<std::uint8_t> mask(7, 1);
   a.has_scale = false;
   a.mask = {mask.data(), mask.size()};
+  a.has_mask = true;
   CHECK(error_of([&] { api::attention(out, w, a); }) == "attention: mask has 7 elements, expected nq*nk = 800");
 }
 
@@ -68,9 +71,9 @@ TEST_CASE("sizes whose product would overflow are refused before any allocation"
   std::string code;
   const auto msg = error_of([&] { api::softmax(out, {x.data(), 4}, 1 << 20, 1 << 20); }, &code);
   CHECK(code == "SIZE_LIMIT");
-  CHECK(msg == "softmax: rows*cols = 1.09951e+12 exceeds the limit of 1.67772e+07 elements");
+  CHECK(msg == "softmax: rows*cols = 1099511627776 exceeds the limit of 16777216 elements");
   CHECK(error_of([&] { api::sample_dot_products(out, 1e6, 10, 1, {}); }, &code) ==
-        "sampleDotProducts: dk = 1e+06 exceeds the limit of 65536");
+        "sampleDotProducts: dk = 1000000 exceeds the limit of 65536");
   CHECK(code == "SIZE_LIMIT");
   CHECK(out.empty());
 }
@@ -80,7 +83,7 @@ TEST_CASE("seeds and distributions are validated", "[api]") {
   CHECK(error_of([&] { api::sample_dot_products(out, 4, 10, -1, {}); }) ==
         "sampleDotProducts: seed must be an integer in [0, 2^53), got -1");
   CHECK(error_of([&] { api::distribution("sampleDotProducts", 7, 0, 1); }) ==
-        "sampleDotProducts: distribution must be 'normal', 'uniform' or 'rademacher'");
+        "sampleDotProducts: distribution must be 'normal', 'uniform', 'rademacher' or 'student-t'");
   CHECK(error_of([&] { api::distribution("sampleDotProducts", 0, 0, -1); }) ==
         "sampleDotProducts: std must be finite and >= 0, got -1");
   api::sample_dot_products(out, 4, 10, 1, api::distribution("x", 2, 0, 1));

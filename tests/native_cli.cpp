@@ -19,8 +19,8 @@ std::vector<float> floats(const json& j, const char* key) {
 
 Distribution dist(const json& r, const char* fn) {
   const std::string name = r.value("distribution", "normal");
-  const double kind = name == "normal" ? 0 : name == "uniform" ? 1 : name == "rademacher" ? 2 : -1;
-  return api::distribution(fn, kind, r.value("mean", 0.0), r.value("std", 1.0));
+  const double kind = name == "normal" ? 0 : name == "uniform" ? 1 : name == "rademacher" ? 2 : name == "student-t" ? 3 : -1;
+  return api::distribution(fn, kind, r.value("mean", 0.0), r.value("std", 1.0), r.value("df", 5.0));
 }
 
 json run(const json& r) {
@@ -40,6 +40,7 @@ json run(const json& r) {
     args.k = {k.data(), k.size()};
     args.v = {v.data(), v.size()};
     args.mask = {mask.data(), mask.size()};
+    args.has_mask = r.contains("mask");
     args.nq = r.at("nq"); args.nk = r.at("nk"); args.dk = r.at("dk"); args.dv = r.at("dv");
     args.has_scale = r.contains("scale");
     args.scale = r.value("scale", 0.0);
@@ -52,7 +53,8 @@ json run(const json& r) {
     return {{"gradQ", a}, {"gradK", b}, {"gradV", c}};
   }
   if (op == "sampleDotProducts") {
-    api::sample_dot_products(a, r.at("dk"), r.at("count"), r.at("seed"), dist(r, "sampleDotProducts"), r.value("first", 0.0));
+    api::sample_dot_products(a, r.at("dk"), r.at("count"), r.at("seed"), dist(r, "sampleDotProducts"), r.value("first", 0.0),
+                             r.value("rho", 0.0), r.value("layernorm", false));
     return {{"values", a}};
   }
   if (op == "sampleEntries") {

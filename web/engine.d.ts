@@ -1,6 +1,6 @@
 // Types of attnlab's JavaScript API (web/engine.js). Hand-written: Emscripten 3.1.6 cannot emit them.
 
-export type Distribution = 'normal' | 'uniform' | 'rademacher';
+export type Distribution = 'normal' | 'uniform' | 'rademacher' | 'student-t';
 
 /** Errors carry a code: BAD_SIZE | SIZE_LIMIT | SHAPE_MISMATCH | BAD_VALUE | OUT_OF_MEMORY. */
 export interface EngineError extends Error { code?: string }
@@ -27,6 +27,8 @@ export interface SampleOptions {
   mean?: number;
   /** Entry standard deviation, default 1. */
   std?: number;
+  /** Degrees of freedom of 'student-t' (integer 3…100, default 5); entries are scaled to variance std². */
+  df?: number;
 }
 
 export interface Description {
@@ -51,8 +53,20 @@ export interface Engine {
   attentionBackward(o: AttentionOptions & { gradOutput: Float32Array }):
     { gradQ: Float32Array; gradK: Float32Array; gradV: Float32Array };
   rowStats(p: Float32Array, rows: number, cols: number): { max: Float32Array; entropy: Float32Array };
-  /** q·k for `count` independent pairs in R^dk; pair i uses RNG stream first + i. */
-  sampleDotProducts(o: SampleOptions & { dk: number; count: number; first?: number }): Float32Array;
+  /** q·k for `count` independent pairs in R^dk; pair i uses RNG stream first + i.
+   *  rho: correlation of q_i and k_i (default 0); layernorm: normalise q and k to mean 0, variance 1 (dk >= 2). */
+  sampleDotProducts(o: SampleOptions & { dk: number; count: number; first?: number; rho?: number; layernorm?: boolean }): Float32Array;
+  /** Per-row statistics of softmax(scale·K q) for `rows` random queries against n random N(0,1) keys each
+   *  (scale defaults to 1/√dk); row r uses RNG stream first + r. */
+  sampleSoftmaxRows(o: { dk: number; n: number; rows: number; seed: number; scale?: number; first?: number }): {
+    maxWeight: Float32Array; entropy: Float32Array; jacobianNorm: Float32Array; nonmaxGrad: Float32Array; scoreVariance: Float32Array;
+  };
+  /** S = scale·Q Kᵀ (nq, nk); scale defaults to 1/√dk. */
+  scores(o: { q: Float32Array; k: Float32Array; nq: number; nk: number; dk: number; scale?: number }): Float32Array;
+  /** C = A B for a (m, k) and b (k, n), row-major. */
+  matmul(a: Float32Array, b: Float32Array, m: number, k: number, n: number): Float32Array;
+  /** J = diag(p) − p pᵀ, (n, n) row-major, for a probability vector p of length n. */
+  softmaxJacobian(p: Float32Array): Float32Array;
   /** `count` entries from one RNG stream. */
   sampleEntries(o: SampleOptions & { count: number; stream?: number }): Float32Array;
   describe(x: Float32Array, o: { bins: number; lo: number; hi: number }): Description;

@@ -409,6 +409,7 @@ const SP = f32(softmaxRef(SX, 2, 3)), SG = f32([1, -2, 0.5, 0, 3, -1]);
 const ATT = attentionInputs({ nq: 2, nk: 3, dk: 4, dv: 5, seed: 90 });
 const GOUT = randomF32(10, 91);
 const SAMPLE = { seed: 17, dk: 8, count: 50 }, ENTRIES = { seed: 17, count: 50, distribution: 'uniform' };
+const ROWS = { dk: 8, n: 5, rows: 20, seed: 3 };
 const GOOD = {
   softmax: [[SX, 2, 3], (y) => expectClose(y, softmaxRef(SX, 2, 3), { rel: 1e-6 }, 'softmax')],
   softmaxNaive: [[SX, 2, 3], (y) => expectClose(y, softmaxRef(SX, 2, 3), { rel: 1e-6 }, 'softmaxNaive')],
@@ -420,6 +421,17 @@ const GOOD = {
     ({ gradK }) => expectClose(gradK, finiteDifferenceGrads(ATT, GOUT).k, { abs: 1e-5, rel: 1e-5 }, 'gradK')],
   sampleDotProducts: [[SAMPLE], (y) => expect(y).toEqual(reference.sampleDotProducts(SAMPLE))],
   sampleEntries: [[ENTRIES], (y) => expect(y).toEqual(reference.sampleEntries(ENTRIES))],
+  sampleSoftmaxRows: [[ROWS], (r) => expect(r).toEqual(reference.sampleSoftmaxRows(ROWS))],
+  scores: [[{ q: ATT.q, k: ATT.k, nq: 2, nk: 3, dk: 4 }], (s) =>
+    expectClose(s, Array.from({ length: 6 }, (_, t) => {
+      const i = Math.floor(t / 3), j = t % 3;
+      let d = 0;
+      for (let c = 0; c < 4; c++) d += ATT.q[i * 4 + c] * ATT.k[j * 4 + c];
+      return d / 2;  // default scale 1/√4
+    }), { abs: 1e-6 }, 'scores')],
+  matmul: [[SX, SG, 2, 3, 2].map((v, i) => (i === 1 ? f32([1, 0, 0, 1, 1, 1]) : v)), (c) =>
+    expectClose(c, [0.5 + 2, -1 + 2, 3 - 0.25, 0 - 0.25], { abs: 1e-6 }, 'matmul')],
+  softmaxJacobian: [[f32([0.25, 0.75])], (j) => expectClose(j, [0.1875, -0.1875, -0.1875, 0.1875], { abs: 1e-7 }, 'J')],
   describe: [[SX, { bins: 3, lo: -1, hi: 3 }], (d) => {
     // bins of width 4/3 over [-1, 3]: {-1, 0, -0.25} | {0.5} | {2, 3 (= hi, into the last bin)}
     expect(Array.from(d.counts)).toEqual([3, 1, 2]);
@@ -427,8 +439,8 @@ const GOOD = {
   }],
 };
 
-// Bad-argument cases: [what, args, expected error class, code (engine-side checks) or undefined,
-// the text the message must contain besides the method name].
+// Bad-argument cases: [what, args, expected error class, code (set by the C++ checks; the
+// type checks in engine.js set none), the text the message must contain after "<method>: "].
 const NOT_ARRAYS = [['a plain Array', [1, 2, 3, 4, 5, 6]], ['a string', 'abcdef'], ['undefined', undefined],
   ['null', null], ['an object', { length: 6 }], ['a Float64Array', new Float64Array(6)]];
 const NOT_OPTIONS = [['undefined', undefined], ['null', null], ['a string', 'q'], ['an Array', [1]],
@@ -442,7 +454,7 @@ const sizeCases = (name, make, huge) => [
   [`${name} = ${huge}`, make(huge), RangeError, 'SIZE_LIMIT', name],
   ...[['a string', '2'], ['undefined', undefined], ['null', null]].map(([what, v]) => [`${name} is ${what}`, make(v), TypeError, undefined, name]),
 ];
-const optionsCases = (fn) => NOT_OPTIONS.map(([what, v]) => [`the options are ${what}`, [v], TypeError, undefined, 'options object']);
+const optionsCases = () => NOT_OPTIONS.map(([what, v]) => [`the options are ${what}`, [v], TypeError, undefined, 'options object']);
 const seedCases = (name, make) => [
   ...[-1, 1.5, NaN, Infinity, 2 ** 53].map((v) => [`${name} = ${v}`, make(v), RangeError, 'BAD_VALUE', name]),
   [`${name} is a string`, make('7'), TypeError, undefined, name],
@@ -474,7 +486,9 @@ const sampleCases = (base, extra) => [
   ...optionsCases(),
   ...seedCases('seed', (s) => [{ ...base, seed: s }]),
   ...['gaussian', 'Normal', '', 'toString', 0].map((d) => [`distribution = ${JSON.stringify(d)}`,
-    [{ ...base, distribution: d }], RangeError, d === 'toString' ? 'BAD_VALUE' : undefined, 'distribution']),
+    [{ ...base, distribution: d }], RangeError, 'BAD_VALUE', 'distribution']),
+  ...[2, 3.5, 101, NaN].map((df) => [`df = ${df} (student-t)`, [{ ...base, distribution: 'student-t', df }], RangeError, 'BAD_VALUE', 'df']),
+  ['df is a string', [{ ...base, df: '5' }], TypeError, undefined, 'df'],
   ...[-1, NaN, Infinity].map((s) => [`std = ${s}`, [{ ...base, std: s }], RangeError, 'BAD_VALUE', 'std']),
   ...[NaN, -Infinity].map((m) => [`mean = ${m}`, [{ ...base, mean: m }], RangeError, 'BAD_VALUE', 'mean']),
   ['std is a string', [{ ...base, std: '1' }], TypeError, undefined, 'std'],
@@ -502,7 +516,37 @@ const CASES = {
     ...sizeCases('dk', (d) => [{ ...SAMPLE, dk: d }], 2 ** 16 + 1),
     ...sizeCases('count', (c) => [{ ...SAMPLE, count: c }], 2 ** 24 + 1),
     ...seedCases('first', (f) => [{ ...SAMPLE, first: f }]),
+    ...[1.5, -2, NaN].map((r) => [`rho = ${r}`, [{ ...SAMPLE, rho: r }], RangeError, 'BAD_VALUE', 'rho']),
+    ['rho is a string', [{ ...SAMPLE, rho: '0.5' }], TypeError, undefined, 'rho'],
+    ...[1, 'yes'].map((l) => [`layernorm = ${JSON.stringify(l)}`, [{ ...SAMPLE, layernorm: l }], TypeError, undefined, 'layernorm']),
+    ['layernorm with dk = 1', [{ ...SAMPLE, dk: 1, layernorm: true }], RangeError, 'BAD_VALUE', 'layernorm needs dk >= 2'],
   ]),
+  sampleSoftmaxRows: [
+    ...optionsCases(),
+    ...sizeCases('dk', (d) => [{ ...ROWS, dk: d }], 2 ** 16 + 1),
+    ...sizeCases('n', (n) => [{ ...ROWS, n }], 2 ** 16 + 1),
+    ...sizeCases('rows', (r) => [{ ...ROWS, rows: r }], 2 ** 24 + 1),
+    ['n = dk = 2^16', [{ ...ROWS, n: 2 ** 16, dk: 2 ** 16 }], RangeError, 'SIZE_LIMIT', 'n*dk'],
+    ...seedCases('seed', (s) => [{ ...ROWS, seed: s }]),
+    ...seedCases('first', (f) => [{ ...ROWS, first: f }]),
+    ...[NaN, Infinity, 1e39].map((v) => [`scale = ${v}`, [{ ...ROWS, scale: v }], RangeError, 'BAD_VALUE', 'scale']),
+  ],
+  scores: [
+    ...optionsCases(),
+    ...['q', 'k'].flatMap((n) => arrayCases(n, (x) => [{ q: ATT.q, k: ATT.k, nq: 2, nk: 3, dk: 4, [n]: x }], new Float32Array(ATT[n].length - 1))),
+    ...['nq', 'nk', 'dk'].flatMap((n) => sizeCases(n, (x) => [{ q: ATT.q, k: ATT.k, nq: 2, nk: 3, dk: 4, [n]: x }], 2 ** 16 + 1)),
+    ...[NaN, -Infinity, -1e39].map((v) => [`scale = ${v}`, [{ q: ATT.q, k: ATT.k, nq: 2, nk: 3, dk: 4, scale: v }], RangeError, 'BAD_VALUE', 'scale']),
+  ],
+  matmul: [
+    ...arrayCases('a', (a) => [a, SG, 2, 3, 2], new Float32Array(5)),
+    ...arrayCases('b', (b) => [SX, b, 2, 3, 2], new Float32Array(7)),
+    ...['m', 'k', 'n'].flatMap((name, i) => sizeCases(name, (v) => { const args = [SX, SG, 2, 3, 2]; args[2 + i] = v; return args; }, 2 ** 25)),
+  ],
+  softmaxJacobian: [
+    ...NOT_ARRAYS.map(([what, v]) => [`p is ${what}`, [v], TypeError, undefined, 'p']),
+    ['p is empty', [new Float32Array(0)], RangeError, 'BAD_SIZE', 'p must hold at least one value'],
+    ['p is too long for an n×n result', [new Float32Array(4097)], RangeError, 'SIZE_LIMIT', 'n*n'],
+  ],
   sampleEntries: sampleCases(ENTRIES, [
     ...sizeCases('count', (c) => [{ ...ENTRIES, count: c }], 2 ** 24 + 1),
     ...seedCases('stream', (s) => [{ ...ENTRIES, stream: s }]),
@@ -519,26 +563,25 @@ const CASES = {
 };
 
 describe('errors', () => {
-  const engineForErrors = engine;
-  it('every method has bad-argument cases and a correct call (the tables below cover the whole API)', () => {
-    const methods = Object.keys(engineForErrors).filter((k) => typeof engineForErrors[k] === 'function' && k !== 'memoryBytes');
+  it('every method has bad-argument cases and a correct call (the tables cover the whole API)', () => {
+    const methods = Object.keys(engine).filter((k) => typeof engine[k] === 'function' && k !== 'memoryBytes');
     expect(methods.sort()).toEqual(Object.keys(CASES).sort());
     expect(Object.keys(GOOD).sort()).toEqual(Object.keys(CASES).sort());
   });
 
   it.each(Object.keys(CASES))('%s: each bad argument throws an Error named after the method and the argument, and the engine stays usable', (fn) => {
     const [goodArgs, check] = GOOD[fn];
-    check(engineForErrors[fn](...goodArgs));
+    check(engine[fn](...goodArgs));
     for (const [what, args, Type, code, names] of CASES[fn]) {
       let err;
-      try { engineForErrors[fn](...args); } catch (e) { err = e; }
+      try { engine[fn](...args); } catch (e) { err = e; }
       const label = `${fn} with ${what}`;
       expect(err, `${label}: no error thrown`).toBeInstanceOf(Error);
       expect(err, `${label}: ${err.constructor.name} ${err.message}`).toBeInstanceOf(Type);
       expect(err.message.startsWith(`${fn}: `), `${label}: message "${err.message}"`).toBe(true);
       expect(err.message, label).toContain(names);
       if (code !== undefined) expect(err.code, `${label}: ${err.message}`).toBe(code);
-      check(engineForErrors[fn](...goodArgs));              // still usable, still correct
+      check(engine[fn](...goodArgs));              // still usable, still correct
     }
   });
 });
