@@ -1,6 +1,7 @@
 // A histogram (as a density) with a reference density curve drawn over it.
 // Pure: data in, SVG node out.
 import * as Plot from '@observablehq/plot';
+import { finishPlot } from './style.js';
 
 // { counts, lo, hi } from engine.describe; n = number of samples; pdf(x) the reference density.
 export function histogramPlot({ counts, lo, hi, n, pdf, xLabel, curveLabel, width = 440, height = 240 }) {
@@ -23,9 +24,7 @@ export function histogramPlot({ counts, lo, hi, n, pdf, xLabel, curveLabel, widt
       Plot.ruleY([0]),
     ],
   });
-  // Plot labels bare <g> elements; give them a role so the labels are valid ARIA.
-  plot.querySelectorAll('g[aria-label]').forEach((g) => g.setAttribute('role', 'group'));
-  return plot;
+  return finishPlot(plot);
 }
 
 export const normalPdf = (sd) => (x) => Math.exp(-0.5 * (x / sd) ** 2) / (sd * Math.sqrt(2 * Math.PI));

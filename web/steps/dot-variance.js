@@ -1,6 +1,7 @@
 // (eq:dot-variance) Var(q·k) = d_k, and q·k/√d_k has variance 1, measured by sampling.
 import { histogramPlot, normalPdf } from '../plots/histogram.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
+import { fillTable, grid, liveSummary, panel } from '../readout.js';
 
 export const id = 'dot-variance';
 
@@ -12,51 +13,19 @@ export const params = {
   seed: { kind: 'int', min: 0, max: 2 ** 31 - 1, default: 1, label: 'seed' },
 };
 
-function panel(title) {
-  const el = document.createElement('div');
-  el.className = 'panel';
-  const h = document.createElement('h4');
-  h.textContent = title;
-  const plot = document.createElement('div');
-  plot.className = 'plot';
-  const table = document.createElement('table');
-  table.className = 'readout';
-  el.append(h, plot, table);
-  return { el, plot, table };
-}
-
-function readoutRows(table, rows) {
-  const head = '<tr><th scope="col"></th><th scope="col">measured</th><th scope="col">95% interval</th><th scope="col">theory</th></tr>';
-  table.innerHTML = head;  // static markup only; values go in as text below
-  for (const r of rows) {
-    const tr = table.insertRow();
-    const th = document.createElement('th');
-    th.scope = 'row';
-    th.textContent = r.name;
-    tr.append(th);
-    for (const text of [r.measured, r.interval, r.theory]) tr.insertCell().textContent = text;
-    tr.classList.toggle('outside', !r.inside);
-  }
-}
-
 export function mount(figure, { run }) {
   const raw = panel('q·k, unscaled');
   const scaled = panel('q·k / √dₖ');
-  const panels = document.createElement('div');
-  panels.className = 'panels';
-  panels.append(raw.el, scaled.el);
-  const summary = document.createElement('p');
-  summary.className = 'live-summary';
-  summary.setAttribute('aria-live', 'polite');
-  figure.body.append(panels, summary);
+  const summary = liveSummary();
+  figure.body.append(grid(raw.el, scaled.el), summary);
 
   function draw(target, stats, sd, label, curveLabel, theoryVar) {
     target.plot.replaceChildren(histogramPlot({ ...stats, pdf: normalPdf(sd), xLabel: label, curveLabel }));
     const inMean = stats.meanCI[0] <= 0 && 0 <= stats.meanCI[1];
     const inVar = stats.varianceCI[0] <= theoryVar && theoryVar <= stats.varianceCI[1];
-    readoutRows(target.table, [
-      { name: 'mean', measured: fmt(stats.mean), interval: fmtInterval(stats.meanCI), theory: '0', inside: inMean },
-      { name: 'variance', measured: fmt(stats.variance, 4), interval: fmtInterval(stats.varianceCI, 4), theory: Number.isInteger(theoryVar) ? String(theoryVar) : fmt(theoryVar, 4), inside: inVar },
+    fillTable(target.table, ['', 'measured', '95% interval', 'theory'], [
+      { name: 'mean', cells: [fmt(stats.mean), fmtInterval(stats.meanCI), '0'], outside: !inMean },
+      { name: 'variance', cells: [fmt(stats.variance, 4), fmtInterval(stats.varianceCI, 4), String(theoryVar)], outside: !inVar },
     ]);
     return inVar;
   }

@@ -1,0 +1,66 @@
+// Small DOM builders shared by the step modules: panels, readout tables, data tables for screen
+// readers. Values are always inserted as text, never as markup.
+
+// A titled panel with a plot slot and a readout table.
+export function panel(title) {
+  const el = document.createElement('div');
+  el.className = 'panel';
+  const h = document.createElement('h4');
+  h.textContent = title;
+  const plot = document.createElement('div');
+  plot.className = 'plot';
+  const table = document.createElement('table');
+  table.className = 'readout';
+  el.append(h, plot, table);
+  return { el, title: h, plot, table };
+}
+
+// Fills `table` with a header row and one row per entry: { name, cells: [text…], outside? }.
+export function fillTable(table, columns, rows) {
+  table.replaceChildren();
+  const head = table.createTHead().insertRow();
+  for (const c of columns) {
+    const th = document.createElement('th');
+    th.scope = 'col';
+    th.textContent = c;
+    head.append(th);
+  }
+  const body = table.createTBody();
+  for (const r of rows) {
+    const tr = body.insertRow();
+    const th = document.createElement('th');
+    th.scope = 'row';
+    th.textContent = r.name;
+    tr.append(th);
+    for (const text of r.cells) tr.insertCell().textContent = text;
+    if (r.outside) tr.classList.add('outside');
+  }
+}
+
+// A <details> with the data behind a plot as a table: the plot's text alternative.
+export function dataTable(caption, columns, rows) {
+  const details = document.createElement('details');
+  details.className = 'data-table';
+  const summary = document.createElement('summary');
+  summary.textContent = caption;
+  const table = document.createElement('table');
+  table.className = 'readout';
+  fillTable(table, columns, rows.map((r) => ({ name: String(r[0]), cells: r.slice(1).map(String) })));
+  details.append(summary, table);
+  return details;
+}
+
+// A polite live region for a one-sentence summary of what was just computed.
+export function liveSummary() {
+  const p = document.createElement('p');
+  p.className = 'live-summary';
+  p.setAttribute('aria-live', 'polite');
+  return p;
+}
+
+export function grid(...children) {
+  const div = document.createElement('div');
+  div.className = 'panels';
+  div.append(...children);
+  return div;
+}
