@@ -220,6 +220,16 @@ void matmul(std::vector<float>& out, Vec<const float> a, Vec<const float> b, dou
   matmul_nn(Mat<float>{out.data(), m, n}, Mat<const float>{a.data, m, k}, Mat<const float>{b.data, k, n});
 }
 
+void row_dots(std::vector<float>& out, Vec<const float> a, Vec<const float> b, double rows_d, double cols_d) {
+  const char* fn = "rowDots";
+  const std::size_t rows = size_arg(fn, "rows", rows_d, kMaxElements), cols = size_arg(fn, "cols", cols_d, kMaxElements);
+  const std::size_t n = product(fn, "rows*cols", rows, cols);
+  expect_len(fn, "a", a, n, "rows*cols");
+  expect_len(fn, "b", b, n, "rows*cols");
+  out.resize(rows);
+  for (std::size_t i = 0; i < rows; ++i) out[i] = dot(Vec<const float>{a.data + i * cols, cols}, Vec<const float>{b.data + i * cols, cols});
+}
+
 void softmax_jacobian(std::vector<float>& out, Vec<const float> p) {
   const char* fn = "softmaxJacobian";
   if (p.size == 0) raise("BAD_SIZE", fn, "p must hold at least one value");

@@ -71,6 +71,8 @@ void scores(std::vector<float>& out, Vec<const float> q, Vec<const float> k, dou
             double dk, double scale);
 // C = A B for a (m, k) and b (k, n).
 void matmul(std::vector<float>& out, Vec<const float> a, Vec<const float> b, double m, double k, double n);
+// out_i = a_i · b_i for a, b of shape (rows, cols): the scores of matched (q, k) pairs.
+void row_dots(std::vector<float>& out, Vec<const float> a, Vec<const float> b, double rows, double cols);
 // J = diag(p) − p pᵀ (n, n) for p of length n.
 void softmax_jacobian(std::vector<float>& out, Vec<const float> p);
 void sample_entries(std::vector<float>& out, double count, double seed, const Distribution& d,

@@ -127,6 +127,9 @@ std::string scores(double nq, double nk, double dk, double scale) {
 std::string matmul(double m, double k, double n) {
   return guarded([&] { api::matmul(out_f32[0], in(0), in(1), m, k, n); });
 }
+std::string row_dots(double rows, double cols) {
+  return guarded([&] { api::row_dots(out_f32[0], in(0), in(1), rows, cols); });
+}
 std::string softmax_jacobian() {
   return guarded([&] { api::softmax_jacobian(out_f32[0], in(0)); });
 }
@@ -162,5 +165,6 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   function("scores", &scores);
   function("matmul", &matmul);
   function("softmaxJacobian", &softmax_jacobian);
+  function("rowDots", &row_dots);
   function("describe", &describe);
 }

@@ -246,6 +246,18 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       return readF32(0);
     },
 
+    rowDots(a, b, rows, cols) {
+      const fn = 'rowDots';
+      requireArray(fn, 'a', a);
+      requireArray(fn, 'b', b);
+      requireNumber(fn, 'rows', rows);
+      requireNumber(fn, 'cols', cols);
+      writeF32(0, a);
+      writeF32(1, b);
+      check(M.rowDots(rows, cols));
+      return readF32(0);
+    },
+
     softmaxJacobian(p) {
       requireArray('softmaxJacobian', 'p', p);
       writeF32(0, p);

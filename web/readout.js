@@ -1,5 +1,20 @@
 // Small DOM builders shared by the step modules: panels, readout tables, data tables for screen
-// readers. Values are always inserted as text, never as markup.
+// readers, live formulas. Values are always inserted as text (or as TeX typeset by KaTeX, which
+// escapes it), never as markup.
+import katex from 'katex';
+
+// Typesets `tex` into `el` (a formula with live numbers: build it with String.raw).
+export function setTex(el, tex, display = false) {
+  katex.render(tex, el, { displayMode: display, throwOnError: false });
+  return el;
+}
+
+// An element holding a live formula.
+export function liveFormula(className = 'live-formula') {
+  const div = document.createElement('div');
+  div.className = className;
+  return div;
+}
 
 // A titled panel with a plot slot and a readout table.
 export function panel(title) {

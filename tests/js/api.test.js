@@ -431,6 +431,7 @@ const GOOD = {
     }), { abs: 1e-6 }, 'scores')],
   matmul: [[SX, SG, 2, 3, 2].map((v, i) => (i === 1 ? f32([1, 0, 0, 1, 1, 1]) : v)), (c) =>
     expectClose(c, [0.5 + 2, -1 + 2, 3 - 0.25, 0 - 0.25], { abs: 1e-6 }, 'matmul')],
+  rowDots: [[SX, SG, 2, 3], (d) => expectClose(d, [0.5 * 1 + -1 * -2 + 2 * 0.5, 3 * 0 + 0 * 3 + -0.25 * -1], { abs: 1e-6 }, 'rowDots')],
   softmaxJacobian: [[f32([0.25, 0.75])], (j) => expectClose(j, [0.1875, -0.1875, -0.1875, 0.1875], { abs: 1e-7 }, 'J')],
   describe: [[SX, { bins: 3, lo: -1, hi: 3 }], (d) => {
     // bins of width 4/3 over [-1, 3]: {-1, 0, -0.25} | {0.5} | {2, 3 (= hi, into the last bin)}
@@ -541,6 +542,12 @@ const CASES = {
     ...arrayCases('a', (a) => [a, SG, 2, 3, 2], new Float32Array(5)),
     ...arrayCases('b', (b) => [SX, b, 2, 3, 2], new Float32Array(7)),
     ...['m', 'k', 'n'].flatMap((name, i) => sizeCases(name, (v) => { const args = [SX, SG, 2, 3, 2]; args[2 + i] = v; return args; }, 2 ** 25)),
+  ],
+  rowDots: [
+    ...arrayCases('a', (a) => [a, SG, 2, 3], new Float32Array(5)),
+    ...arrayCases('b', (b) => [SX, b, 2, 3], new Float32Array(7)),
+    ...sizeCases('rows', (r) => [SX, SG, r, 3], 2 ** 25),
+    ...sizeCases('cols', (c) => [SX, SG, 2, c], 2 ** 25),
   ],
   softmaxJacobian: [
     ...NOT_ARRAYS.map(([what, v]) => [`p is ${what}`, [v], TypeError, undefined, 'p']),

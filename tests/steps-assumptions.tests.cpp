@@ -1,0 +1,2 @@
+// Catch2 claims of the steps-assumptions steps of the derivation (see web/steps/order.js).
+#include <catch2/catch.hpp>
