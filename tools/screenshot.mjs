@@ -1,6 +1,6 @@
 // Screenshots of the built page in headless Chromium, for looking at what we ship.
 //   node tools/screenshot.mjs [query] [out.png] [--dark] [--width=1200] [--selector=CSS]
-// Serves dist/ with Vite's preview server on a free port, waits until every live figure is ready.
+// Serves dist/ (or $ATTNLAB_DIST) with Vite's preview server on a free port, waits until every live figure is ready.
 import { preview } from 'vite';
 import { chromium } from 'playwright-core';
 
@@ -10,7 +10,9 @@ const [query = '', out = '/tmp/attnlab.png'] = args.filter((a) => !a.startsWith(
 const width = Number([...flags].find((f) => f.startsWith('--width='))?.slice(8) || 1200);
 const selector = [...flags].find((f) => f.startsWith('--selector='))?.slice(11);
 
-const server = await preview({ preview: { port: 0, strictPort: false }, logLevel: 'silent' });
+import { resolve } from 'node:path';
+const dist = resolve(process.env.ATTNLAB_DIST || 'dist');  // another build folder, if given
+const server = await preview({ build: { outDir: dist }, preview: { port: 0, strictPort: false }, logLevel: 'silent' });
 const url = server.resolvedUrls.local[0];
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',

@@ -2,14 +2,18 @@
 // Chromium through playwright-core (which never downloads a browser). Collects console errors
 // and uncaught exceptions per page, so every test can assert there were none.
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { preview } from 'vite';
 import { chromium } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
+// ATTNLAB_DIST names another build folder (e.g. a private one while others rebuild dist/).
+export const DIST = process.env.ATTNLAB_DIST || 'dist';
+
 export async function startHarness() {
-  if (!existsSync('dist/index.html')) throw new Error('dist/ is missing: run `bash tools/build.sh --page` first');
-  const server = await preview({ preview: { port: 0, strictPort: false }, logLevel: 'silent' });
+  if (!existsSync(`${DIST}/index.html`)) throw new Error(`${DIST}/ is missing: run \`bash tools/build.sh --page\` first`);
+  const server = await preview({ build: { outDir: resolve(DIST) }, preview: { port: 0, strictPort: false }, logLevel: 'silent' });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
