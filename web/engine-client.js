@@ -1,5 +1,5 @@
 // The page's handle on the worker. run(name, params, { channel, onProgress }) resolves with the
-// result, or with null when a newer request on the same channel superseded it.
+// result, or with null when a newer request (or cancel) on the same channel superseded it.
 export function connectEngine() {
   const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   const pending = new Map();
@@ -19,18 +19,20 @@ export function connectEngine() {
     pending.delete(data.id);
     if (data.superseded) p.resolve(null);
     else if (data.error) p.reject(Object.assign(new Error(data.error.message), data.error));
-    else p.resolve(data.result);
+    else { p.onTiming?.(data.ms); p.resolve(data.result); }
   };
   worker.onerror = (e) => rejectReady(new Error(e.message || 'the engine worker failed to start'));
 
+  const post = (channel, name, params, handlers = {}) => {
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject, ...handlers });
+      worker.postMessage({ id, channel, name, params });
+    });
+  };
   return {
     ready,
-    run(name, params, { channel = name, onProgress } = {}) {
-      const id = nextId++;
-      return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject, onProgress });
-        worker.postMessage({ id, channel, name, params });
-      });
-    },
+    run: (name, params, { channel = name, onProgress, onTiming } = {}) => post(channel, name, params, { onProgress, onTiming }),
+    cancel: (channel) => post(channel, 'cancel', null),
   };
 }

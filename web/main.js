@@ -36,18 +36,36 @@ function buildNav() {
 const client = connectEngine();
 const status = document.getElementById('engine-status');
 client.ready.then(
-  ({ simd, arch }) => {
-    status.textContent = simd
-      ? `Engine ready: WebAssembly SIMD128 build (xsimd ${arch} kernels lowered to f32x4).`
-      : 'Engine ready: scalar WebAssembly build (this browser has no SIMD128).';
+  async ({ simd, arch }) => {
+    const build = simd
+      ? `WebAssembly SIMD128 build (xsimd ${arch} kernels lowered to f32x4)`
+      : 'scalar WebAssembly build (this browser has no SIMD128)';
     status.dataset.simd = String(simd);
-    status.dataset.state = 'ready';
+    status.textContent = `Engine ready: ${build}. Running the self-test…`;
+    const test = await client.run('selfTest', {}, { channel: 'self-test' });
+    const worst = Math.max(...test.checks.map((c) => c.error));
+    status.dataset.selfTest = test.ok ? 'passed' : 'failed';
+    status.textContent = test.ok
+      ? `Engine ready: ${build}. Self-test passed: softmax, a dot product and an attention row agree with a JavaScript reference (largest relative error ${worst.toExponential(1)}).`
+      : `Warning: the engine disagrees with the JavaScript reference (${test.checks.filter((c) => !(c.error <= test.tolerance)).map((c) => c.name).join(', ')}). The numbers on this page may be wrong in this browser.`;
+    status.dataset.state = test.ok ? 'ready' : 'error';
   },
   (err) => {
     status.textContent = `The engine could not start: ${err.message}`;
     status.dataset.state = 'error';
   },
 );
+
+// History: the first change after a pause opens a new entry, later changes amend it, so
+// back/forward steps through gestures rather than through every slider position.
+let lastPush = 0;
+function recordUrl(search) {
+  const url = `?${search}`;
+  if (url === location.search) return;
+  if (performance.now() - lastPush > 1000) history.pushState(null, '', url);
+  else history.replaceState(null, '', url);
+  lastPush = performance.now();
+}
 
 function urlValues(step) {
   const search = new URLSearchParams(location.search);
@@ -67,11 +85,21 @@ function setupStep(step) {
   const note = document.createElement('p');
   note.className = 'note';
   note.hidden = true;
+  const busy = document.createElement('div');
+  busy.className = 'busy';
+  busy.hidden = true;
   const bar = document.createElement('progress');
-  bar.className = 'progress';
   bar.max = 1;
-  bar.hidden = true;
-  fig.prepend(controlsEl, note, bar, body);
+  bar.setAttribute('aria-label', 'computing');
+  const stop = document.createElement('button');
+  stop.type = 'button';
+  stop.textContent = 'Stop';
+  stop.addEventListener('click', () => { client.cancel(step.id); busy.hidden = true; fig.dataset.state = 'stopped'; });
+  busy.append(bar, stop);
+  const timing = document.createElement('p');
+  timing.className = 'timing';
+  fig.prepend(controlsEl, note, busy, body);
+  fig.append(timing);
 
   const { values, notes } = urlValues(step);
   if (notes.length) { note.hidden = false; note.textContent = notes.join('; '); }
@@ -80,11 +108,14 @@ function setupStep(step) {
 
   const figure = {
     body,
-    progress: (p) => { bar.hidden = false; bar.value = p; },
-    done: () => { bar.hidden = true; fig.dataset.state = 'ready'; fig.dataset.updates = String(+(fig.dataset.updates || 0) + 1); },
+    progress: (p) => { busy.hidden = false; bar.value = p; },
+    done: () => { busy.hidden = true; fig.dataset.state = 'ready'; fig.dataset.updates = String(+(fig.dataset.updates || 0) + 1); },
+  };
+  const showTiming = (ms) => {
+    timing.textContent = `Computed in ${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms by the engine.`;
   };
   const ctx = {
-    run: (name, params, opts = {}) => client.run(name, params, { channel: step.id, ...opts }),
+    run: (name, params, opts = {}) => client.run(name, params, { channel: step.id, onTiming: showTiming, ...opts }),
   };
 
   const update = async () => {
@@ -100,7 +131,7 @@ function setupStep(step) {
 
   const controls = renderControls(controlsEl, step.params, current, (next) => {
     current = next;
-    history.replaceState(null, '', `?${toSearch(step.id, step.params, current)}`);
+    recordUrl(toSearch(step.id, step.params, current));
     if (view) update();
   });
 
@@ -126,6 +157,14 @@ const mounted = steps.map(setupStep).filter(Boolean);
 
 const focusStep = new URLSearchParams(location.search).get('step');
 mounted.find((m) => m.step.id === focusStep)?.section.scrollIntoView();
+
+// The nav marks the step being read.
+const navLinks = new Map([...document.querySelectorAll('#steps-nav a')].map((a) => [new URLSearchParams(a.search).get('step'), a]));
+for (const m of mounted) new IntersectionObserver((entries) => {
+  if (!entries.some((e) => e.isIntersecting)) return;
+  for (const a of navLinks.values()) a.removeAttribute('aria-current');
+  navLinks.get(m.step.id)?.setAttribute('aria-current', 'step');
+}, { rootMargin: '-40% 0px -55% 0px' }).observe(m.section);
 
 addEventListener('popstate', () => {
   for (const m of mounted) m.apply(urlValues(m.step).values);

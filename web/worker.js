@@ -1,17 +1,17 @@
 // The Web Worker that owns the engine for the page. Requests arrive as
-//   { id, channel, name, params }        name: an experiment (web/experiments/)
+//   { id, channel, name, params }        name: an experiment (web/experiments/), or 'cancel'
 // and are answered with one of
 //   { id, progress }                      (any number, for long runs)
-//   { id, result }  |  { id, error: { name, message, code } }  |  { id, superseded: true }
-// Per channel only the newest request runs: an older one still queued, or one between two of
-// its chunks, is dropped with `superseded`.
+//   { id, result, ms }  |  { id, error: { name, message, code } }  |  { id, superseded: true }
+// One run per channel: a newer request (or a 'cancel') on a channel supersedes the run there.
+// Runs on different channels take turns chunk by chunk, so a long sweep in one figure never
+// holds up another figure's quick update.
 import { createEngine } from './engine.js';
 import { experiments } from './experiments/index.js';
 
 const enginePromise = createEngine();
-const latest = new Map();  // channel → newest request id
-const queue = [];
-let draining = false;
+const active = new Map();  // channel → { id, it, t0 }
+let looping = false;
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
@@ -21,35 +21,45 @@ enginePromise.then(
 );
 
 self.onmessage = ({ data }) => {
-  latest.set(data.channel, data.id);
-  queue.push(data);
-  if (!draining) drain();
+  const old = active.get(data.channel);
+  if (old) { old.it?.return(); postMessage({ id: old.id, superseded: true }); }
+  if (data.name === 'cancel') { active.delete(data.channel); postMessage({ id: data.id, superseded: true }); return; }
+  active.set(data.channel, { id: data.id, name: data.name, params: data.params, it: null });
+  if (!looping) loop();
 };
 
-async function drain() {
-  draining = true;
+async function loop() {
+  looping = true;
   const engine = await enginePromise;
-  await tick();  // let a burst of requests arrive, so only the newest of each channel runs
-  while (queue.length) {
-    const req = queue.shift();
-    if (latest.get(req.channel) !== req.id) { postMessage({ id: req.id, superseded: true }); continue; }
-    await run(engine, req);
+  await tick();  // let a burst of requests arrive: only the newest per channel survives
+  while (active.size) {
+    for (const [channel, run] of [...active]) {
+      if (active.get(channel) !== run) continue;  // superseded meanwhile
+      step(engine, channel, run);
+      await tick();
+    }
   }
-  draining = false;
+  looping = false;
 }
 
-async function run(engine, { id, channel, name, params }) {
+// Advances one run by one chunk; finishes, fails or reports progress.
+function step(engine, channel, run) {
   try {
-    const experiment = experiments[name];
-    if (!experiment) throw new Error(`worker: unknown experiment ${JSON.stringify(name)}`);
-    const it = experiment(engine, params);
-    for (let step = it.next(); ; step = it.next()) {
-      if (step.done) { postMessage({ id, result: step.value }); return; }
-      postMessage({ id, progress: step.value.progress });
-      await tick();  // newer requests land in `latest` here
-      if (latest.get(channel) !== id) { it.return(); postMessage({ id, superseded: true }); return; }
+    if (!run.it) {
+      const experiment = experiments[run.name];
+      if (!experiment) throw new Error(`worker: unknown experiment ${JSON.stringify(run.name)}`);
+      run.t0 = performance.now();
+      run.it = experiment(engine, run.params);
+    }
+    const s = run.it.next();
+    if (s.done) {
+      active.delete(channel);
+      postMessage({ id: run.id, result: s.value, ms: performance.now() - run.t0 });
+    } else {
+      postMessage({ id: run.id, progress: s.value.progress });
     }
   } catch (err) {
-    postMessage({ id, error: { name: err.name, message: String(err.message || err), code: err.code } });
+    active.delete(channel);
+    postMessage({ id: run.id, error: { name: err.name, message: String(err.message || err), code: err.code } });
   }
 }

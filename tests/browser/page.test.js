@@ -1,0 +1,64 @@
+// Page-level behaviour: the self-test, history, cancelling a long run, the keyboard step list.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readouts, startHarness, waitForUpdates } from './harness.js';
+
+let h;
+beforeAll(async () => { h = await startHarness(); });
+afterAll(async () => { await h?.close(); });
+
+const theory = async (page) => (await readouts(page, 'dot-variance'))[0].find((r) => r[0] === 'variance')[3];
+
+describe('the page', () => {
+  it('runs a self-test against a JavaScript reference on load and says it passed', async () => {
+    const { page, errors, close } = await h.open();
+    await page.waitForSelector('#engine-status[data-self-test]');
+    expect(await page.getAttribute('#engine-status', 'data-self-test')).toBe('passed');
+    expect(await page.textContent('#engine-status')).toMatch(/Self-test passed/);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('back and forward step through control gestures and redraw the figure', async () => {
+    const { page, errors, close } = await h.open('?step=dot-variance&count=1000');
+    await waitForUpdates(page, 'dot-variance', 1);
+    const slider = page.locator('#dot-variance input[name="dk"]');
+    await slider.focus();
+    await page.keyboard.press('ArrowRight');           // 64 → 96
+    await page.waitForFunction(() => location.search.includes('dk=96'));
+    await page.waitForTimeout(1100);                   // a pause ends the gesture
+    await page.keyboard.press('ArrowRight');           // 96 → 128, a new history entry
+    await page.waitForFunction(() => location.search.includes('dk=128'));
+    await expect.poll(() => theory(page)).toBe('128');
+    await page.goBack();
+    await page.waitForFunction(() => location.search.includes('dk=96'));
+    await expect.poll(() => theory(page)).toBe('96');
+    expect(await slider.getAttribute('aria-valuetext')).toBe('d k 96');
+    await page.goForward();
+    await expect.poll(() => theory(page)).toBe('128');
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('a long run shows progress and can be stopped', async () => {
+    const { page, errors, close } = await h.open('?step=dot-variance&dk=4096&count=100000');
+    await page.waitForSelector('#dot-variance .busy:not([hidden])', { timeout: 20000 });
+    await page.click('#dot-variance .busy button');
+    expect(await page.getAttribute('#dot-variance figure.live', 'data-state')).toBe('stopped');
+    // the engine is free again: a small request completes
+    await page.goto(h.base + '?step=dot-variance&dk=8&count=500');
+    await waitForUpdates(page, 'dot-variance', 1);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('the step list is keyboard navigable', async () => {
+    const { page, close } = await h.open();
+    const first = page.locator('#steps-nav a').first();
+    await first.focus();
+    await page.keyboard.press('Enter');
+    const id = await first.evaluate((a) => new URLSearchParams(a.search).get('step'));
+    await page.waitForFunction((s) => location.search === `?step=${s}`, id);
+    await expect.poll(() => page.evaluate((s) => document.getElementById(s).getBoundingClientRect().top, id)).toBeLessThan(300);
+    await close();
+  });
+});
