@@ -42,23 +42,73 @@ std::uint64_t Rng::next_u64() {
 
 double Rng::uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
 
-// Polar method: (u, v) uniform in the unit disc, s = u² + v²; then u·f and v·f with
-// f = sqrt(−2 ln s / s) are independent N(0, 1). Acceptance rate π/4.
-double Rng::normal() {
-  if (has_spare_) {
-    has_spare_ = false;
-    return spare_;
+namespace {
+
+// ZIGNOR tables (Doornik 2005, 128 layers of equal area V under the N(0,1) density's kernel
+// f(x) = exp(−x²/2)): x[0] = V/f(R) is the base strip's virtual width, x[1] = R, x[i+1] solves
+// f(x[i+1]) = f(x[i]) + V/x[i], x[128] = 0; ratio[i] = x[i+1]/x[i] is the fast-path bound.
+constexpr int kLayers = 128;
+constexpr double kR = 3.442619855899;        // start of the tail
+constexpr double kV = 9.91256303526217e-3;   // area of each layer
+
+struct Ziggurat {
+  double x[kLayers + 1], ratio[kLayers];
+  Ziggurat() {
+    double f = portable_exp(-0.5 * kR * kR);
+    x[0] = kV / f;
+    x[1] = kR;
+    x[kLayers] = 0;
+    for (int i = 2; i < kLayers; ++i) {
+      x[i] = std::sqrt(-2 * portable_log(kV / x[i - 1] + f));
+      f = portable_exp(-0.5 * x[i] * x[i]);
+    }
+    for (int i = 0; i < kLayers; ++i) ratio[i] = x[i + 1] / x[i];
   }
-  double u, v, s;
+};
+
+// Built once at start-up, before main (natively) or at module instantiation (wasm).
+const Ziggurat kZiggurat;
+
+}  // namespace
+
+double Rng::normal() {
+  const Ziggurat& z = kZiggurat;
+  for (;;) {
+    const std::uint64_t bits = next_u64();
+    const int i = static_cast<int>(bits & 0x7F);
+    // u in [−1, 1) from the top 53 bits (sign included), independent of the layer bits
+    const double u = static_cast<double>(static_cast<std::int64_t>(bits) >> 11) * 0x1.0p-52;
+    if (std::abs(u) < z.ratio[i]) return u * z.x[i];  // inside the layer's rectangle
+    if (i == 0) return normal_tail(u < 0);
+    // the wedge between the rectangle and the curve: accept under the density
+    const double x = u * z.x[i];
+    const double f0 = portable_exp(-0.5 * (z.x[i] * z.x[i] - x * x));
+    const double f1 = portable_exp(-0.5 * (z.x[i + 1] * z.x[i + 1] - x * x));
+    if (f1 + uniform() * (f0 - f1) < 1) return x;
+  }
+}
+
+// Beyond R: Marsaglia's tail method, x = R − ln(U₁)/R accepted when −2 ln U₂ >= (ln(U₁)/R)².
+double Rng::normal_tail(bool negative) {
+  double x, y;
   do {
-    u = 2 * uniform() - 1;
-    v = 2 * uniform() - 1;
-    s = u * u + v * v;
-  } while (s >= 1 || s == 0);
-  const double f = std::sqrt(-2 * portable_log(s) / s);
-  spare_ = v * f;
-  has_spare_ = true;
-  return u * f;
+    x = portable_log(1 - uniform()) / kR;  // 1 − U in (0, 1]: log is finite
+    y = portable_log(1 - uniform());
+  } while (-2 * y < x * x);
+  return negative ? x - kR : kR - x;
+}
+
+// x = k·ln2 + r with |r| <= ln2/2, e^r by its Taylor series to r¹³/13! (truncation < 1e-17),
+// then the exact scaling by 2^k.
+double portable_exp(double x) {
+  if (x < -745.2) return 0;
+  constexpr double inv_ln2 = 1.44269504088896338700;
+  constexpr double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+  const double k = std::floor(x * inv_ln2 + 0.5);
+  const double r = (x - k * ln2_hi) - k * ln2_lo;
+  double p = 1;  // 1 + r(1 + r/2(1 + r/3(… (1 + r/13))))
+  for (int n = 13; n >= 1; --n) p = 1 + p * r / n;
+  return std::ldexp(p, static_cast<int>(k));
 }
 
 // x = m·2^e with m in [√½, √2); ln m = 2·atanh(t) = 2(t + t³/3 + t⁵/5 + …), t = (m−1)/(m+1),
