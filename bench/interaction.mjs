@@ -1,0 +1,73 @@
+// Interaction budget in headless Chromium: for every control of every step, the time from the
+// input event to the figure's finished redraw (its data-updates counter moving), at default sizes.
+//   node bench/interaction.mjs [--json] [--rounds=5]
+// Also reports the page's transfer size (gzip, fonts apart) and the time to the first interactive
+// figure. Serves dist/ (or $ATTNLAB_DIST); build it first (npm run bench does).
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { preview } from 'vite';
+import { chromium } from 'playwright-core';
+
+const dist = resolve(process.env.ATTNLAB_DIST || 'dist');
+const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.slice(9) || 5);
+const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
+
+// transfer size: every file of dist/ gzipped, fonts counted apart
+const files = (dir) => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : [join(dir, f)]));
+let gz = 0, fonts = 0;
+for (const f of files(dist)) {
+  const n = gzipSync(readFileSync(f)).length;
+  if (/\.(woff2?|ttf)$/.test(f)) { if (f.endsWith('.woff2')) fonts += n; } else gz += n;
+}
+
+const server = await preview({ build: { outDir: dist }, preview: { port: 0 }, logLevel: 'silent' });
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
+const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+// time to the first interactive figure: navigation start → the first figure drawn, with that
+// figure scrolled into view as soon as the DOM exists (a reader who jumps to it)
+await page.goto(server.resolvedUrls.local[0], { waitUntil: 'domcontentloaded' });
+await page.evaluate(() => document.querySelector('figure.live')?.scrollIntoView());
+await page.waitForFunction(() => document.querySelector('figure.live[data-state="ready"]'), null, { timeout: 30000 });
+const firstFigureMs = Math.round(await page.evaluate(() => performance.now()));
+
+const steps = await page.$$eval('main section[id]', (ss) => ss.filter((s) => s.querySelector('figure.live')).map((s) => s.id));
+const rows = [];
+for (const id of steps) {
+  await page.locator(`#${id} figure.live`).scrollIntoViewIfNeeded();
+  await page.waitForFunction((s) => document.querySelector(`#${s} figure.live`)?.dataset.state === 'ready', id, { timeout: 60000 });
+  const controls = await page.$$eval(`#${id} .controls [data-param]`, (els) => els.map((e) => ({ name: e.name, type: e.type || e.tagName })));
+  for (const c of controls) {
+    const times = [];
+    for (let r = 0; r < rounds; r++) {
+      // change the control in the page and time input → redraw there, so no driver latency counts
+      const ms = await page.evaluate(async ([s, name, r]) => {
+        const fig = document.querySelector(`#${s} figure.live`);
+        const el = fig.querySelector(`[data-param="${name}"]`);
+        const before = Number(fig.dataset.updates || 0);
+        if (el.type === 'range') { const up = Number(el.value) < Number(el.max); el.value = String(Number(el.value) + (up && r % 2 === 0 ? 1 : -1)); }
+        else if (el.tagName === 'SELECT') el.selectedIndex = (el.selectedIndex + 1) % el.options.length;
+        else el.value = String(Number(el.value) + 1);
+        const t = performance.now();
+        el.dispatchEvent(new Event(el.type === 'range' ? 'input' : 'change', { bubbles: true }));
+        await new Promise((res) => { const check = () => (Number(fig.dataset.updates || 0) > before && fig.dataset.state === 'ready' ? res() : requestAnimationFrame(check)); check(); });
+        await new Promise((res) => requestAnimationFrame(() => res()));  // the frame that paints it
+        return performance.now() - t;
+      }, [id, c.name, r]);
+      times.push(ms);
+    }
+    rows.push({ step: id, control: c.name, median: quantile(times, 0.5), p95: quantile(times, 0.95) });
+  }
+}
+await browser.close();
+await server.close();
+
+if (process.argv.includes('--json')) console.log(JSON.stringify({ gzipBytes: gz, fontBytes: fonts, firstFigureMs, rows }, null, 2));
+else {
+  console.log(`page transfer size: ${(gz / 1024).toFixed(0)} KiB gzipped before fonts (+${(fonts / 1024).toFixed(0)} KiB of woff2 fonts); first interactive figure after ${firstFigureMs} ms`);
+  console.log('input → finished redraw in headless Chromium, default sizes (ms, median / p95 over ' + rounds + ' changes):');
+  for (const r of rows) console.log(`  ${r.step.padEnd(22)} ${r.control.padEnd(10)} ${r.median.toFixed(1).padStart(7)} ${r.p95.toFixed(1).padStart(7)}${r.median > 16 ? '   over 16 ms' : ''}`);
+  const all = rows.map((r) => r.median);
+  console.log(`  overall median ${quantile(all, 0.5).toFixed(1)} ms; ${rows.filter((r) => r.median <= 16).length} of ${rows.length} controls within 16 ms`);
+}
