@@ -21,12 +21,7 @@ function buildNav() {
     const a = document.createElement('a');
     a.href = `?step=${step.id}`;
     a.textContent = section.dataset.title;
-    a.addEventListener('click', (e) => {
-      e.preventDefault();
-      history.pushState(null, '', `?step=${step.id}`);
-      section.scrollIntoView({ behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth' });
-      section.querySelector('h2')?.focus({ preventScroll: true });
-    });
+    a.addEventListener('click', (e) => { e.preventDefault(); goToStep(step.id); });
     const li = document.createElement('li');
     li.append(a);
     list.append(li);
@@ -151,8 +146,36 @@ function setupStep(step) {
   };
 }
 
+// "Previous · next" at the end of each step, so the derivation reads in order.
+function linkSteps() {
+  const sections = steps.map((st) => document.getElementById(st.id)).filter(Boolean);
+  sections.forEach((section, i) => {
+    const nav = document.createElement('nav');
+    nav.className = 'step-links';
+    nav.setAttribute('aria-label', 'Previous and next step');
+    for (const [target, rel, label] of [[sections[i - 1], 'prev', '← '], [sections[i + 1], 'next', '']]) {
+      if (!target) continue;
+      const a = document.createElement('a');
+      a.href = `?step=${target.id}`;
+      a.rel = rel;
+      a.textContent = rel === 'prev' ? `${label}${target.dataset.title}` : `${target.dataset.title} →`;
+      a.addEventListener('click', (e) => { e.preventDefault(); goToStep(target.id); });
+      nav.append(a);
+    }
+    section.append(nav);
+  });
+}
+
+function goToStep(id) {
+  const section = document.getElementById(id);
+  history.pushState(null, '', `?step=${id}`);
+  section.scrollIntoView({ behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth' });
+  section.querySelector('h2')?.focus({ preventScroll: true });
+}
+
 typeset();
 buildNav();
+linkSteps();
 const mounted = steps.map(setupStep).filter(Boolean);
 
 const focusStep = new URLSearchParams(location.search).get('step');
