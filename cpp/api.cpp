@@ -68,6 +68,7 @@ Shape check_attention(const char* fn, const AttentionArgs& a) {
   expect_len(fn, "v", a.v, product(fn, "nk*dv", s.nk, s.dv), "nk*dv");
   product(fn, "nq*dv", s.nq, s.dv);
   if (a.has_mask) expect_len(fn, "mask", a.mask, nqk, "nq*nk");
+  if (a.has_bias) expect_len(fn, "bias", a.bias, nqk, "nq*nk");
   s.scale = scale_arg(fn, a.has_scale ? a.scale : 1 / std::sqrt(double(s.dk)));
   return s;
 }
@@ -77,6 +78,10 @@ Mask mask_of(const AttentionArgs& a, const Shape& s) {
   m.causal = a.causal;
   if (a.has_mask) m.keep = {a.mask.data, s.nq, s.nk};
   return m;
+}
+
+Mat<const float> bias_of(const AttentionArgs& a, const Shape& s) {
+  return a.has_bias ? Mat<const float>{a.bias.data, s.nq, s.nk} : Mat<const float>{};
 }
 
 }  // namespace
@@ -132,7 +137,7 @@ void attention(std::vector<float>& out, std::vector<float>& weights, const Atten
   weights.resize(s.nq * s.nk);
   attention_forward(Mat<float>{out.data(), s.nq, s.dv}, Mat<float>{weights.data(), s.nq, s.nk},
                     Mat<const float>{a.q.data, s.nq, s.dk}, Mat<const float>{a.k.data, s.nk, s.dk},
-                    Mat<const float>{a.v.data, s.nk, s.dv}, s.scale, mask_of(a, s));
+                    Mat<const float>{a.v.data, s.nk, s.dv}, s.scale, mask_of(a, s), bias_of(a, s));
 }
 
 void attention_backward(std::vector<float>& dq, std::vector<float>& dk, std::vector<float>& dv,
@@ -143,7 +148,7 @@ void attention_backward(std::vector<float>& dq, std::vector<float>& dk, std::vec
   std::vector<float> out(s.nq * s.dv), p(s.nq * s.nk), ds(s.nq * s.nk);
   const Mat<const float> q{a.q.data, s.nq, s.dk}, k{a.k.data, s.nk, s.dk}, v{a.v.data, s.nk, s.dv};
   attention_forward(Mat<float>{out.data(), s.nq, s.dv}, Mat<float>{p.data(), s.nq, s.nk}, q, k, v,
-                    s.scale, mask_of(a, s));
+                    s.scale, mask_of(a, s), bias_of(a, s));
   dq.resize(s.nq * s.dk);
   dk.resize(s.nk * s.dk);
   dv.resize(s.nk * s.dv);

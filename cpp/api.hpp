@@ -42,6 +42,8 @@ struct AttentionArgs {
   Vec<const float> q, k, v;
   Vec<const std::uint8_t> mask;  // nq*nk entries, nonzero = attend; read only if has_mask
   bool has_mask = false;
+  Vec<const float> bias;          // nq*nk entries added to the scaled scores; read only if has_bias
+  bool has_bias = false;
   double nq = 0, nk = 0, dk = 0, dv = 0;
   double scale = 0;
   bool has_scale = false;         // false: scale = 1/√dk

@@ -25,17 +25,21 @@ struct Mask {
 
 // Forward                                                              (eq:full-attention)
 //   q (nq, dk), k (nk, dk), v (nk, dv) → weights P (nq, nk), out O (nq, dv)
-// pass 1: S = scale · Q Kᵀ; S_ij = −inf where the mask forbids j
+// pass 1: S = scale · Q Kᵀ (+ bias, an optional additive (nq, nk) mask as in ONNX and PyTorch);
+//         S_ij = −inf where the mask forbids j
 // pass 2: P_i = softmax(S_i) over allowed keys; a row with no allowed key is P_i = 0
 //         (ONNX opset 24, PyTorch SDPA): its output row and all its gradients are then 0
 // pass 3: O = P V
 template <class T>
 void attention_forward(Mat<T> out, Mat<T> weights, Mat<const T> q, Mat<const T> k,
-                       Mat<const T> v, T scale, const Mask& mask = {}) {
+                       Mat<const T> v, T scale, const Mask& mask = {}, Mat<const T> bias = {}) {
   ATTN_CHECK(can_matmul_nt(weights, q, k) && can_matmul_nn(out, Mat<const T>(weights), v));
   ATTN_CHECK(mask.keep.data == nullptr || same_shape(mask.keep, weights));
+  ATTN_CHECK(bias.data == nullptr || same_shape(bias, weights));
   matmul_nt(weights, q, k);
   attnlab::scale(weights, Mat<const T>(weights), scale);
+  if (bias.data)
+    for (std::size_t i = 0; i < weights.size(); ++i) weights.data[i] += bias.data[i];
   for (std::size_t i = 0; i < weights.rows; ++i) {
     Mat<T> row = weights.row_block(i, 1);
     bool any_allowed = !mask.any();
@@ -51,6 +55,7 @@ void attention_forward(Mat<T> out, Mat<T> weights, Mat<const T> q, Mat<const T> 
 }
 
 // Backward: the forward passes in reverse, given dO = ∂L/∂O (nq, dv) and the forward's P.
+// (An additive bias is a constant: it shapes P but has no gradient of its own here.)
 //   pass 3 was O = P V      → dV = Pᵀ dO (nk, dv),  dP = dO Vᵀ (nq, nk)
 //   pass 2 was P = softmax(S) → dS_ij = P_ij (dP_ij − Σ_l P_il dP_il)   (0 where P_ij = 0)
 //   pass 1 was S = scale·QKᵀ → dQ = scale · dS K (nq, dk),  dK = scale · dSᵀ Q (nk, dk)

@@ -25,7 +25,7 @@ using namespace attnlab;
 
 namespace {
 
-std::array<std::vector<float>, 4> in_f32;    // q, k, v, gradOutput (or x, gradP)
+std::array<std::vector<float>, 5> in_f32;    // q, k, v, gradOutput, bias (or x, gradP)
 std::vector<std::uint8_t> in_mask;
 std::vector<float> out_f32[5];
 std::vector<std::uint32_t> out_counts;
@@ -82,9 +82,11 @@ std::string row_stats(double rows, double cols) {
 }
 
 api::AttentionArgs attention_args(double nq, double nk, double dk, double dv, double scale,
-                                  bool has_scale, bool causal, bool has_mask) {
+                                  bool has_scale, bool causal, bool has_mask, bool has_bias) {
   api::AttentionArgs a;
   a.q = in(0); a.k = in(1); a.v = in(2);
+  a.bias = in(4);
+  a.has_bias = has_bias;
   a.mask = {in_mask.data(), in_mask.size()};
   a.has_mask = has_mask;
   a.nq = nq; a.nk = nk; a.dk = dk; a.dv = dv;
@@ -92,16 +94,16 @@ api::AttentionArgs attention_args(double nq, double nk, double dk, double dv, do
   return a;
 }
 std::string attention(double nq, double nk, double dk, double dv, double scale, bool has_scale,
-                      bool causal, bool has_mask) {
+                      bool causal, bool has_mask, bool has_bias) {
   return guarded([&] {
-    api::attention(out_f32[0], out_f32[1], attention_args(nq, nk, dk, dv, scale, has_scale, causal, has_mask));
+    api::attention(out_f32[0], out_f32[1], attention_args(nq, nk, dk, dv, scale, has_scale, causal, has_mask, has_bias));
   });
 }
 std::string attention_backward(double nq, double nk, double dk, double dv, double scale,
-                               bool has_scale, bool causal, bool has_mask) {
+                               bool has_scale, bool causal, bool has_mask, bool has_bias) {
   return guarded([&] {
     api::attention_backward(out_f32[0], out_f32[1], out_f32[2],
-                            attention_args(nq, nk, dk, dv, scale, has_scale, causal, has_mask), in(3));
+                            attention_args(nq, nk, dk, dv, scale, has_scale, causal, has_mask, has_bias), in(3));
   });
 }
 

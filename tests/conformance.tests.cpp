@@ -7,6 +7,7 @@
 #include <fstream>
 #include <numeric>
 
+#include "attention.hpp"
 #include "support.hpp"
 
 using namespace attnlab;
@@ -79,4 +80,77 @@ TEST_CASE("the ONNX Softmax and LogSoftmax node tests pass at their stated toler
     INFO("element " << i << ": got " << got[i] << ", expected " << want[i]);
     REQUIRE(std::abs(got[i] - want[i]) <= atol + rtol * std::abs(want[i]));
   }
+}
+
+// ONNX Attention (opset 23/24), the 16 tests that need only core scaled dot-product attention:
+// 4D Q (B, H, Sq, D), K (B, H, Skv, D), V (B, H, Skv, Dv), an optional bool or float mask that
+// broadcasts numpy-style to (B, H, Sq, Skv), is_causal (upper-left), scale, and fully masked rows.
+TEST_CASE("the ONNX Attention core node tests pass at their stated tolerance", "[conformance][eq:full-attention]") {
+  const std::string name = GENERATE(
+      "test_attention_4d", "test_attention_4d_attn_mask", "test_attention_4d_attn_mask_3d",
+      "test_attention_4d_attn_mask_3d_causal", "test_attention_4d_attn_mask_4d",
+      "test_attention_4d_attn_mask_4d_causal", "test_attention_4d_attn_mask_bool",
+      "test_attention_4d_attn_mask_bool_4d", "test_attention_4d_causal", "test_attention_4d_diff_heads_sizes",
+      "test_attention_4d_diff_heads_sizes_attn_mask", "test_attention_4d_diff_heads_sizes_causal",
+      "test_attention_4d_diff_heads_sizes_scaled", "test_attention_4d_scaled",
+      "test_attention_23_boolmask_fullymasked_row_nan_robustness", "test_attention_causal_boolmask_nan_robustness");
+  const json t = load("onnx/attention/" + name + ".json");
+  auto input = [&](const std::string& n) -> const json* {
+    for (const auto& i : t["inputs"]) if (i["name"] == n) return &i;
+    return nullptr;
+  };
+  const json &Q = *input("Q"), &K = *input("K"), &V = *input("V");
+  const json* M = input("attn_mask");
+  const auto qs = Q["shape"].get<std::vector<std::size_t>>(), ks = K["shape"].get<std::vector<std::size_t>>(),
+             vs = V["shape"].get<std::vector<std::size_t>>();
+  const std::size_t B = qs[0], H = qs[1], Sq = qs[2], D = qs[3], Skv = ks[2], Dv = vs[3];
+  const std::vector<float> q = floats(Q["data"]), k = floats(K["data"]), v = floats(V["data"]);
+  const float scale = t["attributes"].contains("scale") ? t["attributes"]["scale"].get<float>() : 1.f / std::sqrt(float(D));
+  const bool causal = t["attributes"].value("is_causal", 0) == 1;
+
+  // the mask, broadcast to (B, H, Sq, Skv): right-aligned dimensions, size-1 dimensions repeat
+  std::vector<std::size_t> ms;
+  std::vector<float> mask_f;
+  bool mask_bool = false;
+  if (M) {
+    ms = (*M)["shape"].get<std::vector<std::size_t>>();
+    mask_bool = (*M)["dtype"] == "bool";
+    for (const auto& x : (*M)["data"]) mask_f.push_back(mask_bool ? (x.get<bool>() ? 1.f : 0.f) : (x.is_string() ? std::stof(x.get<std::string>()) : x.get<float>()));
+  }
+  auto mask_at = [&](std::size_t b, std::size_t h, std::size_t i, std::size_t j) {
+    const std::size_t full[4] = {b, h, i, j};
+    std::size_t idx = 0;
+    for (std::size_t d = 0; d < ms.size(); ++d) {
+      const std::size_t along = full[4 - ms.size() + d];
+      idx = idx * ms[d] + (ms[d] == 1 ? 0 : along);
+    }
+    return mask_f[idx];
+  };
+
+  const std::vector<float> want = floats(t["outputs"][0]["data"]);
+  const double rtol = t["tolerance"]["rtol"], atol = t["tolerance"]["atol"];
+  std::vector<float> out(Sq * Dv), w(Sq * Skv), bias(Sq * Skv);
+  std::vector<std::uint8_t> keep(Sq * Skv);
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t h = 0; h < H; ++h) {
+      Mask mask;
+      mask.causal = causal;
+      if (M) {
+        for (std::size_t i = 0; i < Sq; ++i)
+          for (std::size_t j = 0; j < Skv; ++j) {
+            if (mask_bool) keep[i * Skv + j] = mask_at(b, h, i, j) != 0;
+            else bias[i * Skv + j] = mask_at(b, h, i, j);
+          }
+        if (mask_bool) mask.keep = {keep.data(), Sq, Skv};
+      }
+      const std::size_t bh = b * H + h;
+      attention_forward(mmat(out, Sq, Dv), mmat(w, Sq, Skv), Mat<const float>{q.data() + bh * Sq * D, Sq, D},
+                        Mat<const float>{k.data() + bh * Skv * D, Skv, D}, Mat<const float>{v.data() + bh * Skv * Dv, Skv, Dv},
+                        scale, mask, M && !mask_bool ? cmat(bias, Sq, Skv) : Mat<const float>{});
+      for (std::size_t i = 0; i < Sq * Dv; ++i) {
+        const float e = want[bh * Sq * Dv + i];
+        INFO(name << " b " << b << " h " << h << " element " << i << ": got " << out[i] << ", expected " << e);
+        REQUIRE(std::abs(out[i] - e) <= atol + rtol * std::abs(e));
+      }
+    }
 }

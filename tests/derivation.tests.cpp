@@ -92,7 +92,7 @@ TEST_CASE("the softmax Jacobian diag(p) − ppᵀ matches central differences an
   }
 }
 
-TEST_CASE("unscaled softmax saturates and its gradient vanishes as d_k grows; scaled by 1/√d_k it does not",
+TEST_CASE("unscaled softmax saturates and its gradient vanishes as d_k grows, scaled by 1/√d_k it does not",
           "[stats][eq:softmax-saturation][eq:vanishing-gradients]") {
   const std::size_t n = 16;
   const RowMeans u4 = softmax_rows_mean(4, n, 1.f), u256 = softmax_rows_mean(256, n, 1.f);

@@ -41,6 +41,9 @@ json run(const json& r) {
     args.v = {v.data(), v.size()};
     args.mask = {mask.data(), mask.size()};
     args.has_mask = r.contains("mask");
+    const auto bias = floats(r, "bias");
+    args.bias = {bias.data(), bias.size()};
+    args.has_bias = r.contains("bias");
     args.nq = r.at("nq"); args.nk = r.at("nk"); args.dk = r.at("dk"); args.dv = r.at("dv");
     args.has_scale = r.contains("scale");
     args.scale = r.value("scale", 0.0);

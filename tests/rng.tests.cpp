@@ -28,7 +28,7 @@ TEST_CASE("stream s is seeded with SplitMix64 outputs 4s … 4s+3", "[rng]") {
   CHECK(s1.state()[0] == 16408922859458223821u);
 }
 
-TEST_CASE("the same seed and stream give the same stream; another stream differs", "[rng]") {
+TEST_CASE("the same seed and stream give the same stream, and another stream differs", "[rng]") {
   Rng a(42, 7), b(42, 7), c(42, 8), d(43, 7);
   int same_c = 0, same_d = 0;
   for (int i = 0; i < 1000; ++i) {

@@ -16,6 +16,8 @@ export interface AttentionOptions {
   causal?: boolean;
   /** (nq, nk), nonzero = attend. A row with nothing to attend gives a zero output row. */
   mask?: Uint8Array;
+  /** (nq, nk), added to the scaled scores before the mask and softmax (ONNX/PyTorch float masks). */
+  bias?: Float32Array;
 }
 
 export interface SampleOptions {

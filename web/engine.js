@@ -116,7 +116,7 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
 
   function attentionCall(fn, o, backward) {
     requireOptions(fn, o);
-    const { q, k, v, nq, nk, dk, dv, scale, causal = false, mask, gradOutput } = o;
+    const { q, k, v, nq, nk, dk, dv, scale, causal = false, mask, bias, gradOutput } = o;
     requireArray(fn, 'q', q);
     requireArray(fn, 'k', k);
     requireArray(fn, 'v', v);
@@ -124,13 +124,15 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
     if (scale !== undefined) requireNumber(fn, 'scale', scale);
     requireBoolean(fn, 'causal', causal);
     if (mask !== undefined) requireArray(fn, 'mask', mask, Uint8Array);
+    if (bias !== undefined) requireArray(fn, 'bias', bias);
     if (backward) requireArray(fn, 'gradOutput', gradOutput);
     writeF32(0, q);
     writeF32(1, k);
     writeF32(2, v);
     if (backward) writeF32(3, gradOutput);
+    if (bias !== undefined) writeF32(4, bias);
     if (mask !== undefined) M.HEAPU8.set(mask, place(M.inputMask(mask.length)));
-    const args = [nq, nk, dk, dv, scale ?? 0, scale !== undefined, causal, mask !== undefined];
+    const args = [nq, nk, dk, dv, scale ?? 0, scale !== undefined, causal, mask !== undefined, bias !== undefined];
     check(backward ? M.attentionBackward(...args) : M.attention(...args));
   }
 

@@ -480,6 +480,9 @@ const attentionCases = [
   ['mask is a plain Array', att({ mask: [1, 1, 1, 1, 1, 1] }), TypeError, undefined, 'mask'],
   ['mask is a Float32Array', att({ mask: new Float32Array(6) }), TypeError, undefined, 'mask'],
   ['mask has the wrong length', att({ mask: new Uint8Array(5) }), Error, 'SHAPE_MISMATCH', 'mask has 5 elements'],
+  ['bias is a plain Array', att({ bias: [0, 0, 0, 0, 0, 0] }), TypeError, undefined, 'bias'],
+  ['bias is a Uint8Array', att({ bias: new Uint8Array(6) }), TypeError, undefined, 'bias'],
+  ['bias has the wrong length', att({ bias: new Float32Array(7) }), Error, 'SHAPE_MISMATCH', 'bias has 7 elements'],
 ];
 const withGrad = (cases) => cases.map(([what, [o], ...rest]) =>
   [what, [o && typeof o === 'object' && !Array.isArray(o) && !ArrayBuffer.isView(o) ? { ...o, gradOutput: GOUT } : o], ...rest]);
@@ -613,5 +616,22 @@ describe('memory', () => {
     for (let i = 0; i < 2000; i++) calls[i % calls.length]();
     expect(e.memoryBytes()).toBe(before);
     expectClose(e.softmax(SX, 2, 3), softmaxRef(SX, 2, 3), { rel: 1e-6 }, 'softmax afterwards'); // float32 ulps
+  });
+});
+
+describe('attention bias (an additive float mask)', () => {
+  const o = attentionInputs({ nq: 3, nk: 5, dk: 4, dv: 2, seed: 70 });
+  it('a bias that is constant along each row changes nothing: softmax depends only on differences', () => {
+    const bias = new Float32Array(15).map((_, t) => [3, -7, 0.5][Math.floor(t / 5)]);
+    expectClose(engine.attention({ ...o, bias }).weights, engine.attention(o).weights, { abs: 1e-6 }, 'weights');
+  });
+  it('a bias of −1e9 at some keys gives the same weights as masking those keys', () => {
+    const keep = new Uint8Array(15).map((_, t) => (t % 5 === 1 || t === 7 ? 0 : 1));
+    const bias = Float32Array.from(keep, (m) => (m ? 0 : -1e9));
+    const masked = engine.attention({ ...o, mask: keep }).weights;
+    expectClose(engine.attention({ ...o, bias }).weights, masked, { abs: 1e-7 }, 'weights');
+    expect(masked[1]).toBe(0);
+    // and a bias that is not constant does change the weights
+    expect(engine.attention({ ...o, bias: new Float32Array(15).map((_, t) => t % 5) }).weights).not.toEqual(engine.attention(o).weights);
   });
 });
