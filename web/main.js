@@ -135,9 +135,12 @@ function setupStep(step) {
     view = step.mount(figure, ctx);
     update();
   };
-  new IntersectionObserver((entries, obs) => {
-    if (entries.some((e) => e.isIntersecting)) { obs.disconnect(); mountNow(); }
-  }, { rootMargin: '200px' }).observe(fig);
+  // Compute when the figure comes near the viewport, or at once when the URL names this step.
+  const observer = new IntersectionObserver((entries) => {
+    if (entries.some((e) => e.isIntersecting)) { observer.disconnect(); mountNow(); }
+  }, { rootMargin: '200px' });
+  observer.observe(fig);
+  if (new URLSearchParams(location.search).get('step') === step.id) { observer.disconnect(); mountNow(); }
 
   return {
     step,
@@ -150,9 +153,8 @@ function setupStep(step) {
 function linkSteps() {
   const sections = steps.map((st) => document.getElementById(st.id)).filter(Boolean);
   sections.forEach((section, i) => {
-    const nav = document.createElement('nav');
+    const nav = document.createElement('p');  // plain links: one landmark per section would be noise
     nav.className = 'step-links';
-    nav.setAttribute('aria-label', 'Previous and next step');
     for (const [target, rel, label] of [[sections[i - 1], 'prev', '← '], [sections[i + 1], 'next', '']]) {
       if (!target) continue;
       const a = document.createElement('a');

@@ -20,7 +20,8 @@ export function liveFormula(className = 'live-formula') {
 export function panel(title) {
   const el = document.createElement('div');
   el.className = 'panel';
-  const h = document.createElement('h4');
+  const h = document.createElement('h3');  // sections are h2: panels are the next level
+  h.className = 'panel-title';
   h.textContent = title;
   const plot = document.createElement('div');
   plot.className = 'plot';

@@ -13,7 +13,7 @@ export function barsPlot({ categories, series, yLabel = 'weight', yDomain = [0, 
     fx: { label: null, domain: categories, padding: 0.15 },
     x: { axis: null, domain: names },
     y: { label: yLabel, grid: true, domain: yDomain },
-    color: { domain: names, range: SERIES_COLORS.slice(0, names.length), legend: names.length > 1 },
+    color: { type: 'ordinal', domain: names, range: SERIES_COLORS.slice(0, names.length), legend: names.length > 1 },
     ariaLabel: ariaLabel ?? `${yLabel} for each of ${categories.length} positions: ${names.join(' and ')}`,
     marks: [Plot.barY(rows, { fx: 'category', x: 'series', y: 'value', fill: 'series' }), Plot.ruleY([0])],
   }));

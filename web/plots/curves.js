@@ -27,7 +27,7 @@ export function curvesPlot({ series, refs = [], xLabel, yLabel, xLog = false, yL
     style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
     x: { type: xLog ? 'log' : 'linear', label: xLabel, grid: true },
     y: { type: yLog ? 'log' : 'linear', label: yLabel, grid: true, domain: yDomain },
-    color: { domain: names, range: SERIES_COLORS.slice(0, names.length), legend: names.length > 1 },
+    color: { type: 'ordinal', domain: names, range: SERIES_COLORS.slice(0, names.length), legend: names.length > 1 },
     ariaLabel: ariaLabel ?? `${yLabel} against ${xLabel}: ${names.join(', ')}`,
     marks,
   }));
