@@ -1,7 +1,10 @@
-// (eq:dot-variance) Var(q·k) = d_k, and q·k/√d_k has variance 1, measured by sampling.
+// (eq:dot-variance) Var(q·k) = d_k, and q·k/√d_k has variance 1, measured by sampling: histograms
+// at the chosen d_k, and a sweep of the variance over d_k = 1 … 4096.
 import { histogramPlot, normalPdf } from '../plots/histogram.js';
+import { curvesPlot } from '../plots/curves.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { fillTable, grid, liveSummary, panel } from '../readout.js';
+import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex } from '../readout.js';
+import './dot-variance.css';
 
 export const id = 'dot-variance';
 
@@ -13,33 +16,105 @@ export const params = {
   seed: { kind: 'int', min: 0, max: 2 ** 31 - 1, default: 1, label: 'seed' },
 };
 
+const sqrtCI = ([lo, hi]) => [Math.sqrt(Math.max(0, lo)), Math.sqrt(hi)];
+const inside = ([lo, hi], x) => lo <= x && x <= hi;
+const exact = (x) => (Number.isInteger(x) ? String(x) : fmt(x, 4));  // a theory value: √64 is 8, not 8.000
+
 export function mount(figure, { run }) {
+  const formula = liveFormula();
   const raw = panel('q·k, unscaled');
   const scaled = panel('q·k / √dₖ');
+  const sweepTitle = document.createElement('h3');
+  sweepTitle.className = 'sweep-title';
+  sweepTitle.textContent = 'The variance against dₖ = 1, 2, 4, …, 4096';
+  const sweepRaw = document.createElement('div');
+  sweepRaw.className = 'plot';
+  const sweepScaled = document.createElement('div');
+  sweepScaled.className = 'plot';
+  const sweepNote = document.createElement('p');
+  sweepNote.className = 'sweep-note';
+  const sweepAlt = document.createElement('div');
   const summary = liveSummary();
-  figure.body.append(grid(raw.el, scaled.el), summary);
+  figure.body.append(formula, grid(raw.el, scaled.el), sweepTitle, grid(sweepRaw, sweepScaled), sweepNote, sweepAlt, summary);
 
   function draw(target, stats, sd, label, curveLabel, theoryVar) {
     target.plot.replaceChildren(histogramPlot({ ...stats, pdf: normalPdf(sd), xLabel: label, curveLabel }));
-    const inMean = stats.meanCI[0] <= 0 && 0 <= stats.meanCI[1];
-    const inVar = stats.varianceCI[0] <= theoryVar && theoryVar <= stats.varianceCI[1];
-    fillTable(target.table, ['', 'measured', '95% interval', 'theory'], [
+    const inMean = inside(stats.meanCI, 0);
+    const inVar = inside(stats.varianceCI, theoryVar);
+    fillTable(target.table, ['statistic', 'measured', '95% interval', 'theory'], [
       { name: 'mean', cells: [fmt(stats.mean), fmtInterval(stats.meanCI), '0'], outside: !inMean },
+      { name: 'std. deviation', cells: [fmt(Math.sqrt(stats.variance), 4), fmtInterval(sqrtCI(stats.varianceCI), 4), exact(sd)], outside: !inVar },
       { name: 'variance', cells: [fmt(stats.variance, 4), fmtInterval(stats.varianceCI, 4), String(theoryVar)], outside: !inVar },
     ]);
     return inVar;
   }
 
+  function drawSweep(sweep) {
+    const { points } = sweep;
+    const rawPoints = points.map((p) => ({ x: p.dk, y: p.variance, lo: p.varianceCI[0], hi: p.varianceCI[1] }));
+    const unitPoints = points.map((p) => ({ x: p.dk, y: p.variance / p.dk, lo: p.varianceCI[0] / p.dk, hi: p.varianceCI[1] / p.dk }));
+    sweepRaw.replaceChildren(curvesPlot({
+      // (a series name must not start with "Var(": Observable Plot would read it as a CSS var() colour)
+      series: [{ name: 'measured variance of q·k', points: rawPoints }],
+      refs: [{ name: 'y = dₖ', points: points.map((p) => ({ x: p.dk, y: p.dk })) }],
+      xLabel: 'dₖ', yLabel: 'variance of q·k', xLog: true, yLog: true, width: 460, height: 280,
+      ariaLabel: `Log–log plot of the measured variance of q·k against d_k from 1 to 4096, with 95% interval bars and the line y = d_k`,
+    }));
+    sweepScaled.replaceChildren(curvesPlot({
+      series: [{ name: 'measured variance of q·k/√dₖ', points: unitPoints }],
+      refs: [{ name: 'y = 1', y: 1 }],
+      xLabel: 'dₖ', yLabel: 'variance of q·k/√dₖ', xLog: true, width: 460, height: 280,
+      ariaLabel: `The measured variance of q·k/√d_k against d_k from 1 to 4096 on a log axis, with 95% interval bars and the level y = 1`,
+    }));
+    const misses = points.filter((p) => !inside(p.varianceCI, p.dk)).length;
+    const at = (d) => points.find((p) => p.dk === d).count;
+    sweepNote.textContent =
+      `Pairs per point: n = min(4096, max(64, 2¹⁵/dₖ)), ${fmtInt(at(1))} at dₖ = 1, ${fmtInt(at(64))} at dₖ = 64, ` +
+      `${fmtInt(at(4096))} at dₖ = 4096: ${fmtInt(sweep.normals)} normal draws in all, seed ${sweep.seed}. ` +
+      `Pair i comes from random stream i of the seed, as in the histograms, so at the histograms’ dₖ the point is the variance of their first n pairs. ` +
+      `dₖ lies outside the 95% interval at ${misses} of ${points.length} points.`;
+    sweepAlt.replaceChildren(dataTable('The sweep as a table', ['dₖ', 'pairs', 'Var(q·k)', '95% interval', 'Var(q·k)/dₖ'],
+      points.map((p) => [p.dk, fmtInt(p.count), fmt(p.variance, 4), fmtInterval(p.varianceCI, 4), fmt(p.variance / p.dk, 4)])));
+  }
+
+  // The sweep depends on the seed only: computed once per seed, on its own worker channel so that
+  // moving d_k (which reruns the histograms) does not cancel it.
+  let sweepFor = null, drawnSweep = null;
+  const progress = { main: 0, sweep: 1 };
+  const report = () => figure.progress((progress.main + progress.sweep) / 2);
+
   return {
     async update({ dk, count, seed }) {
-      const r = await run('dotVariance', { dk, count, seed }, { onProgress: figure.progress });
-      if (!r) return;  // superseded by a newer request
-      const okRaw = draw(raw, r.raw, Math.sqrt(dk), 'q·k', `N(0, ${dk})`, dk);
+      if (sweepFor?.seed !== seed) {
+        progress.sweep = 0;
+        sweepFor = {
+          seed,
+          result: run('dotVarianceSweep', { seed }, {
+            channel: `${id}:sweep`, onProgress: (p) => { progress.sweep = p; report(); },
+          }).then(
+            (r) => { progress.sweep = 1; return r; },
+            (err) => { sweepFor = null; throw err; },  // let the next update retry
+          ),
+        };
+      }
+      progress.main = 0;
+      const [r, sweep] = await Promise.all([
+        run('dotVariance', { dk, count, seed }, { onProgress: (p) => { progress.main = p; report(); } }),
+        sweepFor.result,
+      ]);
+      if (!r || !sweep) return;  // superseded by a newer request
+      const sd = Math.sqrt(dk);
+      const okRaw = draw(raw, r.raw, sd, 'q·k', `N(0, ${dk})`, dk);
       const okScaled = draw(scaled, r.scaled, 1, 'q·k/√dₖ', 'N(0, 1)', 1);
+      if (sweep !== drawnSweep) { drawSweep(sweep); drawnSweep = sweep; }  // it depends on the seed only
+      setTex(formula, String.raw`\operatorname{Var}(q\cdot k)=d_k=${dk}\;\to\;\text{measured }${fmt(r.raw.variance, 4)},` +
+        String.raw`\qquad \sigma=\sqrt{${dk}}=${exact(sd)}\;\to\;${fmt(Math.sqrt(r.raw.variance), 4)},` +
+        String.raw`\qquad \operatorname{Var}\!\big(q\cdot k/\sqrt{d_k}\big)=1\;\to\;${fmt(r.scaled.variance, 4)}`);
       summary.textContent =
         `With dₖ = ${dk} and ${fmtInt(count)} pairs (seed ${seed}), the sampled variance of q·k is ` +
-        `${fmt(r.raw.variance, 4)} (theory ${dk}, ${okRaw ? 'inside' : 'outside'} the 95% interval); ` +
-        `after dividing by √dₖ it is ${fmt(r.scaled.variance, 4)} (theory 1, ${okScaled ? 'inside' : 'outside'}).`;
+        `${fmt(r.raw.variance, 4)} (theory ${dk}, ${okRaw ? 'inside' : 'outside'} the 95% interval), a standard deviation of ` +
+        `${fmt(Math.sqrt(r.raw.variance), 4)} against √${dk} = ${exact(sd)}; ` +
+        `after dividing by √dₖ the variance is ${fmt(r.scaled.variance, 4)} (theory 1, ${okScaled ? 'inside' : 'outside'}).`;
       figure.done(r);
     },
   };

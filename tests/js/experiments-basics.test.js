@@ -1,0 +1,174 @@
+// The experiments of the first three steps (setup, product-variance, dot-variance), run with the
+// real engine as the worker runs them. Expected values come from the math, computed here.
+import { describe, expect, it } from 'vitest';
+import { createEngine } from '../../web/engine.js';
+import { setupScores } from '../../web/experiments/setup.js';
+import { FOURTH_MOMENT, besselK0, productDensity, productVariance } from '../../web/experiments/product-variance.js';
+import { SWEEP_DK, dotVariance, dotVarianceSweep, sweepPairs } from '../../web/experiments/dot-variance.js';
+
+const engine = await createEngine();
+
+// Runs a generator to completion; returns its result and the progress values it yielded.
+function drain(it) {
+  const progress = [];
+  for (;;) {
+    const s = it.next();
+    if (s.done) return { result: s.value, progress };
+    progress.push(s.value.progress);
+  }
+}
+const run = (it) => drain(it).result;
+
+// ∫_a^b f by composite Simpson with m (even) panels.
+function simpson(f, a, b, m = 200) {
+  const h = (b - a) / m;
+  let s = f(a) + f(b);
+  for (let i = 1; i < m; i++) s += (i % 2 ? 4 : 2) * f(a + i * h);
+  return (s * h) / 3;
+}
+
+describe('setup: Q, K and S = QKᵀ', () => {
+  it('returns Q (3×d_k), K (4×d_k) and S (3×4) with S_ij = q_i·k_j, not the transpose', () => {
+    for (const dk of [2, 5, 8]) {
+      const r = run(setupScores(engine, { dk, seed: 3 }));
+      expect(r.q.length).toBe(3 * dk);
+      expect(r.k.length).toBe(4 * dk);
+      expect(r.s.length).toBe(12);
+      for (let i = 0; i < 3; i++)
+        for (let j = 0; j < 4; j++) {
+          let dot = 0, abs = 0;
+          for (let l = 0; l < dk; l++) { dot += r.q[i * dk + l] * r.k[j * dk + l]; abs += Math.abs(r.q[i * dk + l] * r.k[j * dk + l]); }
+          // float32 sum of dk products: |error| <= (dk + 1)·u·Σ|terms|, u = 2⁻²⁴
+          expect(Math.abs(r.s[i * 4 + j] - dot)).toBeLessThanOrEqual((dk + 1) * 2 ** -24 * abs + 1e-30);
+        }
+    }
+  });
+
+  it('is reproducible from its seed, and Q and K come from different streams', () => {
+    const a = run(setupScores(engine, { dk: 4, seed: 9 }));
+    const b = run(setupScores(engine, { dk: 4, seed: 9 }));
+    const c = run(setupScores(engine, { dk: 4, seed: 10 }));
+    expect(b.s).toEqual(a.s);
+    expect(c.s).not.toEqual(a.s);
+    expect(Array.from(a.k.subarray(0, 12))).not.toEqual(Array.from(a.q));
+  });
+});
+
+describe('product-variance: XY for independent entries', () => {
+  it('K₀ matches reference values, and K₀(|x|)/π and ln(3/|x|)/6 are densities of variance 1', () => {
+    // K₀(0.1), K₀(1), K₀(5) (Abramowitz & Stegun, Table 9.8, to 10 digits)
+    expect(besselK0(0.1)).toBeCloseTo(2.4270690247, 9);
+    expect(besselK0(1)).toBeCloseTo(0.4210244382, 9);
+    expect(besselK0(5)).toBeCloseTo(0.0036910983, 9);
+    for (const d of ['normal', 'uniform']) {
+      const f = productDensity(d);
+      // ∫₀¹ with x = e^(−t), which removes the logarithmic spike at 0; ∫₁^∞ directly
+      // (in two parts, since the uniform product's density has a kink at 3)
+      const low = (p) => simpson((t) => f(Math.exp(-t)) * Math.exp(-(p + 1) * t), 0, 60, 4000);
+      const high = (p) => simpson((x) => x ** p * f(x), 1, 3, 2000) + simpson((x) => x ** p * f(x), 3, 40, 20000);
+      const mass = 2 * (low(0) + high(0));
+      const second = 2 * (low(2) + high(2));
+      expect(mass).toBeCloseTo(1, 6);
+      expect(second).toBeCloseTo(1, 6);
+    }
+    expect(productDensity('rademacher')).toBeNull();
+  });
+
+  it('measures variance 1 for every entry law, kurtosis E[X⁴]², and states its own uncertainty', () => {
+    const n = 100000;
+    for (const distribution of ['normal', 'uniform', 'rademacher']) {
+      const r = run(productVariance(engine, { count: n, seed: 5, distribution }));
+      const k = FOURTH_MOMENT[distribution] ** 2;
+      expect(r.summary.n).toBe(n);
+      // SE(s²) = √((E[(XY)⁴] − 1)/n); Rademacher: s² − 1 is O(1/n) (see the C++ claims)
+      expect(Math.abs(r.summary.variance - 1)).toBeLessThan(5 * Math.sqrt((k - 1) / n) + 30 / n);
+      expect(Math.abs(r.summary.mean)).toBeLessThan(5 / Math.sqrt(n));
+      // the fourth moment E[(XY)⁴] and the kurtosis, each within 5 of its own SEs (plus O(1/n))
+      const fourthSE = (r.fourth.ci[1] - r.fourth.ci[0]) / (2 * 1.96);
+      expect(Math.abs(r.fourth.value - k)).toBeLessThan(5 * fourthSE + 30 / n);
+      expect(Math.abs(r.kurtosis.value - k)).toBeLessThan(5 * r.kurtosis.se + 30 / n);
+    }
+    // normal factors: SE(κ̂) = √((E[Z⁸] − 4κE[Z⁶] + 4κ³ − κ²)/n) = √(5760/n), from 105², 15², 9
+    const r = run(productVariance(engine, { count: n, seed: 6 }));
+    expect(r.kurtosis.se).toBeGreaterThan(0.75 * Math.sqrt(5760 / n));
+    expect(r.kurtosis.se).toBeLessThan(1.25 * Math.sqrt(5760 / n));
+    expect(r.kurtosis.ci[0]).toBeGreaterThan(3);  // the product is measurably not normal
+  });
+
+  it('its histogram follows the exact density (chi-square over bins), and ±1 entries fill two bins only', () => {
+    const n = 100000;
+    const r = run(productVariance(engine, { count: n, seed: 7, distribution: 'normal' }));
+    const { counts, lo, hi } = r.summary;
+    expect(counts.length % 2).toBe(1);  // a bin centred on 0, where the density has its spike
+    expect(lo).toBe(-hi);
+    const w = (hi - lo) / counts.length, f = productDensity('normal');
+    let chi2 = 0, dof = 0;
+    counts.forEach((c, b) => {
+      const a = lo + b * w, z = a + w;
+      // the centre bin holds the singularity: its mass is 1 − the mass of |x| >= w/2
+      const p = a < 0 && z > 0 ? null : simpson(f, a, z, 64);
+      if (p === null || p * n < 5) return;
+      chi2 += (c - n * p) ** 2 / (n * p);
+      dof += 1;
+    });
+    // χ² with about 45 degrees of freedom: mean 45, SD √90 ≈ 9.5; 6 SD above the mean is far out
+    expect(chi2).toBeLessThan(dof + 6 * Math.sqrt(2 * dof));
+    // and the normal density with the same variance is rejected outright
+    let chi2N = 0;
+    counts.forEach((c, b) => {
+      const a = lo + b * w;
+      const p = simpson((x) => Math.exp(-x * x / 2) / Math.sqrt(2 * Math.PI), a, a + w, 64);
+      if (p * n >= 5) chi2N += (c - n * p) ** 2 / (n * p);
+    });
+    expect(chi2N).toBeGreaterThan(100 * dof);
+
+    const rad = run(productVariance(engine, { count: 2000, seed: 7, distribution: 'rademacher' }));
+    const filled = Array.from(rad.summary.counts).map((c, b) => [c, lo + (b + 0.5) * w]).filter(([c]) => c > 0);
+    expect(filled.map(([, x]) => Math.round(x * 10) / 10)).toEqual([-1, 1]);
+    expect(filled[0][0] + filled[1][0]).toBe(2000);
+  });
+
+  it('is reproducible from its seed', () => {
+    const a = run(productVariance(engine, { count: 5000, seed: 11 }));
+    const b = run(productVariance(engine, { count: 5000, seed: 11 }));
+    const c = run(productVariance(engine, { count: 5000, seed: 12 }));
+    expect(b.kurtosis.value).toBe(a.kurtosis.value);
+    expect(c.kurtosis.value).not.toBe(a.kurtosis.value);
+  });
+});
+
+describe('dot-variance: the sweep over d_k', () => {
+  it('follows the stated schedule: 1 … 4096, n = clamp(2¹⁵/d_k, 64, 4096), with progress between points', () => {
+    const { result, progress } = drain(dotVarianceSweep(engine, { seed: 1 }));
+    expect(result.points.map((p) => p.dk)).toEqual(SWEEP_DK);
+    expect(SWEEP_DK[0]).toBe(1);
+    expect(SWEEP_DK.at(-1)).toBe(4096);
+    expect(result.points.map((p) => p.count)).toEqual(SWEEP_DK.map((d) => Math.min(4096, Math.max(64, 2 ** 15 / d))));
+    expect(result.points.map((p) => p.count)).toEqual(SWEEP_DK.map(sweepPairs));
+    expect(result.normals).toBe(SWEEP_DK.reduce((s, d) => s + 2 * d * sweepPairs(d), 0));
+    expect(progress.length).toBe(SWEEP_DK.length - 1);
+    for (let i = 1; i < progress.length; i++) expect(progress[i]).toBeGreaterThan(progress[i - 1]);
+    expect(progress.at(-1)).toBeLessThan(1);
+  });
+
+  it('measures Var(q·k) within 5 SE of d_k at every point', () => {
+    const { points } = run(dotVarianceSweep(engine, { seed: 2 }));
+    for (const p of points) {
+      const se = p.dk * Math.sqrt((2 + 6 / p.dk) / p.count);  // 4th central moment of q·k: 3d² + 6d
+      expect(Math.abs(p.variance - p.dk), `d_k = ${p.dk}`).toBeLessThan(5 * se);
+      expect(p.varianceCI[0]).toBeGreaterThan(0);  // drawable on a log axis
+    }
+  });
+
+  it('each point is the variance of the first n pairs the histogram draws at that d_k', () => {
+    const seed = 4, dk = 64;
+    const sweep = run(dotVarianceSweep(engine, { seed, dks: [dk] }));
+    const n = sweep.points[0].count;
+    const pairs = engine.sampleDotProducts({ dk, count: 5000, seed });
+    const first = engine.describe(pairs.subarray(0, n), { bins: 1, lo: -1, hi: 1 });
+    expect(sweep.points[0].variance).toBe(first.variance);
+    const hist = run(dotVariance(engine, { dk, count: 5000, seed }));
+    const all = engine.describe(pairs, { bins: 1, lo: -1, hi: 1 });
+    expect(hist.raw.variance).toBe(all.variance);
+  });
+});

@@ -1,0 +1,88 @@
+// A histogram (as a density) with several labelled reference curves, on a linear or a log
+// density axis. Pure: data in, a node out (a legend, then the SVG).
+//   { counts, lo, hi } from engine.describe; n = number of samples
+//   curves: [{ name, pdf, dashed? }]  pdf(x) may return NaN (a gap, e.g. at a spike); solid curves
+//           are drawn in the accent colour, dashed ones (references) in the text colour; a legend
+//           above the plot names them
+//   yLog: a log density axis, which shows the tails; bars with no samples are left out and the
+//         axis starts at half the density of a single sample
+import * as Plot from '@observablehq/plot';
+import { finishPlot } from './style.js';
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+// One legend entry: a short line in the curve's stroke, then its name (as text).
+function legendItem(name, stroke, dashed) {
+  const item = document.createElement('span');
+  item.className = 'density-legend-item';
+  const svg = document.createElementNS(SVG, 'svg');
+  svg.setAttribute('width', '26');
+  svg.setAttribute('height', '10');
+  svg.setAttribute('aria-hidden', 'true');
+  const line = document.createElementNS(SVG, 'line');
+  for (const [k, v] of [['x1', 1], ['x2', 25], ['y1', 5], ['y2', 5], ['stroke', stroke], ['stroke-width', 2]]) line.setAttribute(k, v);
+  if (dashed) line.setAttribute('stroke-dasharray', '5,4');
+  svg.append(line);
+  item.append(svg, document.createTextNode(` ${name}`));
+  return item;
+}
+
+export function densityHistogramPlot({ counts, lo, hi, n, curves = [], xLabel, yLog = false,
+  width = 480, height = 260, ariaLabel }) {
+  const w = (hi - lo) / counts.length;
+  const floor = 0.5 / (n * w);
+  const bars = Array.from(counts, (c, b) => ({ x1: lo + b * w, x2: lo + (b + 1) * w, density: c / (n * w) }))
+    .filter((b) => !yLog || b.density > 0);
+  const steps = 320;
+  let top = Math.max(...bars.map((b) => b.density));
+  const marks = [
+    Plot.rectY(bars, { x1: 'x1', x2: 'x2', y1: yLog ? floor : 0, y2: 'density', fill: 'var(--bar)', inset: 0.5 }),
+  ];
+  curves.forEach((c) => {
+    const points = Array.from({ length: steps + 1 }, (_, i) => {
+      const x = lo + ((hi - lo) * i) / steps;
+      const y = c.pdf(x);
+      if (Number.isFinite(y)) top = Math.max(top, y);
+      return { x, y: yLog && !(y >= floor) ? NaN : y };
+    });
+    marks.push(Plot.line(points, { x: 'x', y: 'y', stroke: strokeOf(c), strokeWidth: 2,
+      strokeDasharray: c.dashed ? '5,4' : null, clip: true }));
+  });
+  if (!yLog) marks.push(Plot.ruleY([0]));
+  const plot = finishPlot(Plot.plot({
+    width, height, marginLeft: 52, marginRight: 12,
+    style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
+    x: { label: xLabel, domain: [lo, hi] },
+    y: yLog ? { type: 'log', label: 'density (log scale)', grid: true, domain: [floor, top * 1.5],
+      ticks: decades(floor, top * 1.5), tickFormat: powerOfTen }
+      : { label: 'density', grid: true, domain: [0, top * 1.05] },
+    ariaLabel: ariaLabel ?? `Histogram of ${n} samples of ${xLabel}` +
+      (curves.length ? ` with ${curves.map((c) => c.name).join(' and ')}` : ''),
+    marks,
+  }));
+  const wrap = document.createElement('div');
+  wrap.className = 'density-histogram';
+  if (curves.length) {
+    const legend = document.createElement('div');
+    legend.className = 'density-legend';
+    legend.style.cssText = 'display:flex;flex-wrap:wrap;gap:0.25rem 1.25rem;font:12px system-ui,sans-serif;margin:0 0 0.25rem 52px';
+    curves.forEach((c) => legend.append(legendItem(c.name, strokeOf(c), c.dashed)));
+    wrap.append(legend);
+  }
+  wrap.append(plot);
+  return wrap;
+}
+
+// Powers of ten in [lo, hi], labelled 1, 10⁻¹, 10⁻², … (not the SI "100m" of the default format).
+const decades = (lo, hi) => {
+  const out = [];
+  for (let e = Math.ceil(Math.log10(lo)); e <= Math.floor(Math.log10(hi)); e++) out.push(10 ** e);
+  return out;
+};
+const SUP = { '-': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
+const powerOfTen = (d) => {
+  const e = Math.round(Math.log10(d));
+  return e === 0 ? '1' : e === 1 ? '10' : `10${[...String(e)].map((c) => SUP[c]).join('')}`;
+};
+
+const strokeOf = (c) => (c.dashed ? 'currentColor' : 'var(--curve)');
