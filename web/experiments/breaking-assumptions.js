@@ -1,0 +1,81 @@
+// (eq:breaking-assumptions) experiments: Var(q·k) against d_k when a premise of the derivation
+// fails, with the formula that holds instead. See chunks.js for the generator contract and
+// cpp/sampling.hpp for the sampler's semantics.
+
+export const BREAK_DKS = [2, 4, 8, 16, 32, 64, 128, 256, 512];
+
+// The standardized Student-t's fourth moment, 3(ν − 2)/(ν − 4) (infinite for ν <= 4).
+export const tFourthMoment = (df) => (df > 4 ? (3 * (df - 2)) / (df - 4) : Infinity);
+
+// Per departure: the sampler's options, E[q·k] and Var(q·k) as functions of d_k, and the cost of
+// one entry in normal draws (a Student-t entry sums ν squared normals).
+export const DEPARTURES = {
+  mean: {
+    options: ({ mu }) => ({ mean: mu }),
+    mean: (dk, { mu }) => dk * mu * mu,
+    variance: (dk, { mu }) => dk * (1 + 2 * mu * mu),
+    cost: () => 1,
+  },
+  rho: {
+    options: ({ rho }) => ({ rho }),
+    mean: (dk, { rho }) => dk * rho,
+    variance: (dk, { rho }) => dk * (1 + rho * rho),
+    cost: () => 1.5,
+  },
+  'student-t': {
+    options: ({ df }) => ({ distribution: 'student-t', df }),
+    mean: () => 0,
+    variance: (dk) => dk,
+    cost: ({ df }) => df + 2,
+  },
+  layernorm: {
+    options: () => ({ layernorm: true }),
+    mean: () => 0,
+    variance: (dk) => (dk * dk) / (dk - 1),
+    cost: () => 1.5,
+  },
+};
+
+// Normal draws per engine call when a run is split to report progress (~10 ms of wasm).
+const CHUNK_DRAWS = 1 << 20;
+// A run below this many draws finishes in one go (about the 16 ms budget).
+const LIGHT_DRAWS = 1 << 20;
+// Pairs at the i-th d_k use RNG streams i·2²⁴ + j: the d_k are independent of one another.
+const STREAM_STRIDE = 2 ** 24;
+
+// (eq:breaking-assumptions) For each d_k in `dks`, `count` pairs (q, k) that break one premise;
+// returns per d_k the mean and variance of q·k with 95% intervals, and the formulas.
+export function* breakingSweep(engine, { departure, mu = 0.5, rho = 0.5, df = 5, count, seed, dks = BREAK_DKS }) {
+  const spec = DEPARTURES[departure];
+  if (!spec) throw new RangeError(`breakingSweep: unknown departure ${JSON.stringify(departure)}`);
+  const p = { mu, rho, df };
+  const options = spec.options(p);
+  const cost = spec.cost(p);
+  const drawsOf = (dk) => 2 * dk * count * cost;
+  const total = dks.reduce((s, dk) => s + drawsOf(dk), 0);
+  const light = total <= LIGHT_DRAWS;
+  let done = 0;
+  const points = [];
+  for (const [i, dk] of dks.entries()) {
+    const dots = new Float32Array(count);
+    const per = light ? count : Math.max(1, Math.floor(CHUNK_DRAWS / (2 * dk * cost)));
+    for (let first = 0; first < count; first += per) {
+      const n = Math.min(per, count - first);
+      dots.set(engine.sampleDotProducts({ dk, count: n, seed, first: i * STREAM_STRIDE + first, ...options }), first);
+      done += 2 * dk * n * cost;
+      if (!light && done < total) yield { progress: done / total };
+    }
+    const s = engine.describe(dots, { bins: 1, lo: -1, hi: 1 });
+    points.push({
+      dk, mean: s.mean, meanCI: s.meanCI, variance: s.variance, varianceCI: s.varianceCI, varianceSE: s.varianceSE,
+      formulaMean: spec.mean(dk, p), formulaVariance: spec.variance(dk, p),
+      // the half-width of a 95% interval for the variance relative to d_k: with normal entries
+      // (kurtosis of q·k 3 + 6/d_k) and with these entries (3 + (m₄² − 3)/d_k, m₄ their 4th moment)
+      normalHalfWidth: 1.96 * Math.sqrt((2 + 6 / dk) / count),
+      tHalfWidth: departure === 'student-t' ? 1.96 * Math.sqrt((2 + (tFourthMoment(df) ** 2 - 3) / dk) / count) : undefined,
+    });
+  }
+  return { departure, mu, rho, df, count, seed, points };
+}
+
+export const experiments = { breakingSweep };

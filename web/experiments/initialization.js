@@ -1,0 +1,86 @@
+// (eq:initialization) experiments: the variance of q = W_Qᵀx, k = W_Kᵀx' and q·k/√d_k when the
+// projections are drawn from a given initialisation. See chunks.js for the generator contract.
+
+// Weight variance σ_W² and entry distribution of each initialisation, for a projection from
+// d_model inputs to d_k outputs of one head. Glorot's fan-out depends on how the matrix is stored:
+// one head (d_k), every head in one d_model × d_model matrix, or Q, K and V packed into one
+// 3·d_model × d_model matrix (PyTorch's nn.MultiheadAttention in_proj_weight).
+export const INITS = {
+  'glorot-uniform': { distribution: 'uniform', fans: (d, dk) => [d, dk] },
+  'glorot-normal': { distribution: 'normal', fans: (d, dk) => [d, dk] },
+  'glorot-heads': { distribution: 'uniform', fans: (d) => [d, d] },
+  'glorot-packed': { distribution: 'uniform', fans: (d) => [d, 3 * d] },
+  'lecun-normal': { distribution: 'normal', variance: (d) => 1 / d },
+  'he-normal': { distribution: 'normal', variance: (d) => 2 / d },
+  custom: { distribution: 'normal', variance: (d, dk, sigma) => sigma * sigma },
+};
+
+// σ_W² of `init`: Glorot 2/(fan_in + fan_out) (uniform U(±a) with a = √(6/(fan_in + fan_out)) has
+// this variance, a²/3), LeCun 1/fan_in, He 2/fan_in, custom σ².
+export function weightVariance(init, dmodel, dk, sigma) {
+  const spec = INITS[init];
+  if (!spec) throw new RangeError(`initVariance: unknown init ${JSON.stringify(init)}`);
+  if (spec.fans) { const [fin, fout] = spec.fans(dmodel, dk); return 2 / (fin + fout); }
+  return spec.variance(dmodel, dk, sigma);
+}
+
+// Multiply-adds per chunk of the projections when a run is heavy enough to report progress
+// (about 5 ms of wasm SIMD); the default sizes (512 tokens, 512 → 64) run in one go.
+const CHUNK_MACS = 1 << 24;
+const LIGHT_MACS = 512 * 512 * 64;
+
+// (eq:initialization) `tokens` tokens x_t ∈ R^{d_model} with N(0, 1) entries (RNG stream 0),
+// W_Q and W_K (streams 1 and 2) from `init`; Q = X W_Q, and K = X' W_K with x'_t = x_{t+1}, the
+// next token, so q_t and k_t come from different tokens. Returns the summaries of x, q, k and
+// q·k/√d_k, the formulas (averages over initialisations) and the values given this draw of the
+// weights: Var(q_i | W) averaged over i is ‖W_Q‖²_F/d_k, and Var(q·k | W) = ‖W_Q W_Kᵀ‖²_F
+// = tr(W_QᵀW_Q · W_KᵀW_K).
+export function* initVariance(engine, { dmodel, dk, init, sigma = 0.02, seed, tokens = 512, bins = 41 }) {
+  const varW = weightVariance(init, dmodel, dk, sigma);
+  const { distribution } = INITS[init];
+  const std = Math.sqrt(varW);
+  const x = engine.sampleEntries({ count: (tokens + 1) * dmodel, seed, stream: 0 });
+  const wq = engine.sampleEntries({ count: dmodel * dk, seed, stream: 1, distribution, std });
+  const wk = engine.sampleEntries({ count: dmodel * dk, seed, stream: 2, distribution, std });
+  const heavy = tokens * dmodel * dk > LIGHT_MACS;
+  if (heavy) yield { progress: 0.1 };
+
+  // the projections, in blocks of tokens
+  const q = new Float32Array(tokens * dk), k = new Float32Array(tokens * dk);
+  const block = heavy ? Math.max(1, Math.floor(CHUNK_MACS / (dmodel * dk))) : tokens;
+  for (let t = 0; t < tokens; t += block) {
+    const m = Math.min(block, tokens - t);
+    q.set(engine.matmul(x.subarray(t * dmodel, (t + m) * dmodel), wq, m, dmodel, dk), t * dk);
+    k.set(engine.matmul(x.subarray((t + 1) * dmodel, (t + 1 + m) * dmodel), wk, m, dmodel, dk), t * dk);
+    if (heavy) yield { progress: 0.1 + (0.75 * (t + m)) / tokens };
+  }
+  const root = Math.sqrt(dk);
+  const scores = engine.rowDots(q, k, tokens, dk).map((v) => v / root);
+
+  // given this draw of W: ‖W‖²_F as one long dot product, and the Gram matrices W_QᵀW_Q, W_KᵀW_K
+  const transpose = (w) => {
+    const t = new Float32Array(w.length);
+    for (let i = 0; i < dmodel; i++) for (let j = 0; j < dk; j++) t[j * dmodel + i] = w[i * dk + j];
+    return t;
+  };
+  const normSq = (w) => engine.rowDots(w, w, 1, w.length)[0];
+  const gq = engine.matmul(transpose(wq), wq, dk, dmodel, dk);
+  const gk = engine.matmul(transpose(wk), wk, dk, dmodel, dk);
+  const trace = engine.rowDots(gq, gk, 1, dk * dk)[0];   // Σ_ij (G_Q)_ij (G_K)_ij = tr(G_Q G_K), both symmetric
+
+  const sigmaQ2 = dmodel * varW;
+  const formula = { weight: varW, q: sigmaQ2, k: sigmaQ2, score: sigmaQ2 * sigmaQ2 };
+  const given = { q: normSq(wq) / dk, k: normSq(wk) / dk, score: trace / dk };
+  const spread = 4 * Math.sqrt(Math.max(formula.score, given.score, 1e-12));
+  const summary = (a, lo, hi) => engine.describe(a, { bins: 1, lo, hi });
+  return {
+    dmodel, dk, init, sigma, seed, tokens, distribution, formula, given,
+    x: summary(x.subarray(0, tokens * dk), -1, 1),   // as many entries as q has: a check of the premise
+    q: summary(q, -1, 1),
+    k: summary(k, -1, 1),
+    score: engine.describe(scores, { bins, lo: -spread, hi: spread }),
+    weights: summary(wq, -1, 1),
+  };
+}
+
+export const experiments = { initVariance };

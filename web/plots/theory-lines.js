@@ -1,0 +1,50 @@
+// Formula curves (coloured, each with its own dash pattern, named in a legend) with measured
+// points and their 95% intervals on top, plus optional labelled reference rules.
+// Pure: data in, SVG node out.
+//   measured: [{ name, points: [{ x, y, lo?, hi? }] }]   dots with interval bars (first colours)
+//   lines:    [{ name, points: [{ x, y }] }]              curves (the next colours)
+//   hrules:   [{ y, label }]   vrules: [{ x, label }]     thin dashed rules in the text colour
+import * as Plot from '@observablehq/plot';
+import { SERIES_COLORS, finishPlot } from './style.js';
+
+// Log-axis tick labels as plain numbers (0.25, 4, 1024), never SI prefixes (250m, 1k). With base 2
+// (xBase: 2) every power of two gets a label; base 10 labels only a few ticks per decade.
+const tick = (v) => String(Number(v.toPrecision(6)));
+
+// A dash pattern per line, so that the curves differ by more than colour.
+const DASHES = ['none', '7,4', '2,3', '9,3,2,3', '4,2'];
+
+export function theoryPlot({ measured = [], lines = [], hrules = [], vrules = [], xLabel, yLabel,
+  xLog = false, yLog = false, xBase, yBase, xDomain, yDomain, xTicks, yTicks, width = 440, height = 280, ariaLabel }) {
+  const names = [...measured.map((m) => m.name), ...lines.map((l) => l.name)];
+  const marks = [];
+  for (const r of hrules) {
+    marks.push(Plot.ruleY([r.y], { stroke: 'currentColor', strokeOpacity: 0.6, strokeDasharray: '3,3' }));
+    if (r.label) marks.push(Plot.text([r], { y: 'y', frameAnchor: 'left', text: () => r.label, dx: 4, dy: -7,
+      textAnchor: 'start', fill: 'currentColor', fillOpacity: 0.85 }));
+  }
+  for (const r of vrules) {
+    marks.push(Plot.ruleX([r.x], { stroke: 'currentColor', strokeOpacity: 0.6, strokeDasharray: '3,3' }));
+    if (r.label) marks.push(Plot.text([r], { x: 'x', frameAnchor: 'top', text: () => r.label, dy: 6, dx: 4,
+      textAnchor: 'start', fill: 'currentColor', fillOpacity: 0.85 }));
+  }
+  lines.forEach((l, i) => marks.push(Plot.line(l.points, { x: 'x', y: 'y', stroke: () => l.name, strokeWidth: 2,
+    strokeDasharray: DASHES[i % DASHES.length], clip: true })));
+  for (const m of measured) {
+    const bars = m.points.filter((p) => p.lo !== undefined && p.hi !== undefined);
+    marks.push(
+      Plot.ruleX(bars, { x: 'x', y1: 'lo', y2: 'hi', stroke: () => m.name, strokeWidth: 2 }),
+      Plot.dot(m.points, { x: 'x', y: 'y', fill: () => m.name, r: 3.5, stroke: 'var(--panel, white)', strokeWidth: 1 }),
+    );
+  }
+  return finishPlot(Plot.plot({
+    width, height, marginLeft: 56, marginRight: 20, marginTop: 20, marginBottom: 40,
+    style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
+    x: { type: xLog ? 'log' : 'linear', base: xLog ? xBase : undefined, label: xLabel, labelAnchor: 'center', labelOffset: 34, grid: true, domain: xDomain,
+      ticks: xTicks, tickFormat: xLog ? tick : undefined },
+    y: { type: yLog ? 'log' : 'linear', base: yLog ? yBase : undefined, label: yLabel, grid: true, domain: yDomain, ticks: yTicks, tickFormat: yLog ? tick : undefined },
+    color: { domain: names, range: SERIES_COLORS.slice(0, names.length), legend: names.length > 1 },
+    ariaLabel: ariaLabel ?? `${yLabel} against ${xLabel}: ${names.join(', ')}`,
+    marks,
+  }));
+}

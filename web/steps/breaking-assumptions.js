@@ -1,0 +1,179 @@
+// (eq:breaking-assumptions) Var(q·k) against d_k when a premise fails: a mean, a correlation,
+// heavy tails, LayerNorm. Each with the formula that holds instead.
+import { theoryPlot } from '../plots/theory-lines.js';
+import { fmt, fmtInt, fmtInterval } from '../format.js';
+import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex } from '../readout.js';
+import './breaking-assumptions.css';
+
+export const id = 'breaking-assumptions';
+
+const DEPARTURE_LABELS = {
+  mean: 'non-zero mean μ',
+  rho: 'correlation ρ between qᵢ and kᵢ',
+  'student-t': 'heavy tails (Student-t, ν degrees of freedom)',
+  layernorm: 'LayerNorm’d vectors',
+};
+
+export const params = {
+  departure: { kind: 'choice', options: DEPARTURE_LABELS, default: 'mean', label: 'premise broken' },
+  mu: { kind: 'stops', values: [0, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2], default: 0.5, label: 'mean μ', spoken: 'mean mu', format: (v) => String(v) },
+  rho: { kind: 'stops', values: [-0.9, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 0.9], default: 0.5, label: 'correlation ρ', spoken: 'correlation rho', format: (v) => String(v).replace('-', '−') },
+  df: { kind: 'stops', values: [3, 4, 5, 6, 8, 10, 20], default: 5, label: 'Student-t ν', spoken: 'Student t nu', format: (v) => String(v) },
+  count: { kind: 'stops', values: [200, 500, 1000, 2000, 5000, 10000, 20000], default: 500, label: 'pairs per dₖ', format: fmtInt },
+  seed: { kind: 'int', min: 0, max: 2 ** 31 - 1, default: 1, label: 'seed' },
+};
+
+const num = (v) => String(v).replace('-', '−');
+
+// Per departure: the formulas as TeX and as text, and the sentence on what it breaks.
+function describeDeparture(departure, { mu, rho, df }) {
+  switch (departure) {
+    case 'mean': return {
+      tex: String.raw`\mathbb{E}[q\cdot k]=d_k\mu^2,\quad \operatorname{Var}(q\cdot k)=d_k(1+2\mu^2)=d_k\,(1+2\cdot${num(mu)}^2)=${fmt(1 + 2 * mu * mu, 4)}\,d_k`,
+      formula: 'dₖ(1 + 2μ²)', ratio: 'Var(q·k/√dₖ) = 1 + 2μ²', ratioOf: () => 1 + 2 * mu * mu,
+      premise: `A mean μ = ${num(mu)} breaks “mean 0”: each product qᵢkᵢ has mean μ² and variance 1 + 2μ², so 1/√dₖ leaves a variance of ` +
+        `1 + 2μ² = ${fmt(1 + 2 * mu * mu, 4)} and a mean √dₖ·μ² that grows with dₖ. The scale does not normalise.`,
+    };
+    case 'rho': return {
+      tex: String.raw`\mathbb{E}[q\cdot k]=d_k\rho,\quad \operatorname{Var}(q\cdot k)=d_k(1+\rho^2)=d_k\,(1+(${num(rho)})^2)=${fmt(1 + rho * rho, 4)}\,d_k`,
+      formula: 'dₖ(1 + ρ²)', ratio: 'Var(q·k/√dₖ) = 1 + ρ²', ratioOf: () => 1 + rho * rho,
+      premise: `A correlation ρ = ${num(rho)} breaks “q independent of k”: each qᵢkᵢ has mean ρ and variance 1 + ρ², so 1/√dₖ leaves a variance of ` +
+        `1 + ρ² = ${fmt(1 + rho * rho, 4)} and a mean √dₖ·ρ that grows with dₖ. The scale does not normalise.`,
+    };
+    case 'student-t': return {
+      tex: String.raw`\operatorname{Var}(q\cdot k)=d_k,\quad \kappa(q\cdot k)=3+\frac{m_4^2-3}{d_k},\ m_4=\mathbb{E}[q_i^4]=\frac{3(\nu-2)}{\nu-4}` +
+        (df > 4 ? String.raw`=${fmt(3 * (df - 2) / (df - 4), 4)}` : String.raw`=\infty\ (\nu=${df}\le 4)`),
+      formula: 'dₖ (unchanged)', ratio: null, ratioOf: () => 1,
+      premise: `Heavy tails (ν = ${df}) keep every premise the derivation used, mean 0, variance 1 and independence, so Var(q·k) = dₖ ` +
+        `and 1/√dₖ still normalises. What they break is the fast convergence of the sample variance: its error depends on the fourth moment, ` +
+        (df > 4 ? `which is ${fmt(3 * (df - 2) / (df - 4), 3)} per entry instead of 3, so the intervals are wider than with normal entries.`
+          : `which is infinite for ν ≤ 4, so the intervals do not settle to any width as the sample grows.`),
+    };
+    default: return {
+      tex: String.raw`\mathbb{E}[q_iq_j]=-\frac{1}{d_k-1}\ (i\ne j),\qquad \operatorname{Var}(q\cdot k)=d_k+\frac{d_k}{d_k-1}=\frac{d_k^2}{d_k-1}`,
+      formula: 'dₖ²/(dₖ − 1)', ratio: 'Var(q·k/√dₖ) = dₖ/(dₖ − 1)', ratioOf: (dk) => dk / (dk - 1),
+      premise: 'LayerNorm breaks independence within each vector: its entries sum to 0 and their squares to dₖ, so two entries are ' +
+        'negatively correlated, E[qᵢqⱼ] = −1/(dₖ − 1). Then Var(q·k) = dₖ²/(dₖ − 1) and 1/√dₖ leaves dₖ/(dₖ − 1): close to 1, ' +
+        'but visibly above it at small dₖ.',
+    };
+  }
+}
+
+// The four departures side by side, from the formulas at the current strengths: what each breaks
+// and what the 1/√d_k scaling leaves.
+function overviewRows({ mu, rho, df }) {
+  const m4 = df > 4 ? fmt(3 * (df - 2) / (df - 4), 3) : '∞';
+  return [
+    { key: 'mean', name: `mean μ = ${num(mu)}`, cells: ['mean 0', `1 + 2μ² = ${fmt(1 + 2 * mu * mu, 4)}`, `√dₖ·μ² = ${fmt(mu * mu, 3)}·√dₖ`, mu === 0 ? 'yes (μ = 0)' : 'no'] },
+    { key: 'rho', name: `correlation ρ = ${num(rho)}`, cells: ['q independent of k', `1 + ρ² = ${fmt(1 + rho * rho, 4)}`, `√dₖ·ρ = ${fmt(rho, 3)}·√dₖ`, rho === 0 ? 'yes (ρ = 0)' : 'no'] },
+    { key: 'student-t', name: `Student-t, ν = ${df}`, cells: ['none it uses (m₄ = ' + m4 + ', not 3)', '1', '0', 'yes, but samples show it slowly'] },
+    { key: 'layernorm', name: 'LayerNorm', cells: ['independent entries', 'dₖ/(dₖ − 1)', '0', 'nearly: exactly only as dₖ → ∞'] },
+  ];
+}
+
+// A panel whose table is wider than the figure scrolls sideways; a scrolling region must be
+// reachable by keyboard (and named), so it gets a tab stop only while it overflows.
+function keyboardScroll(...panels) {
+  for (const p of panels) {
+    if (p.el.scrollWidth > p.el.clientWidth + 1) {
+      p.el.tabIndex = 0;
+      p.el.setAttribute('role', 'region');
+      p.el.setAttribute('aria-label', p.title.textContent);
+    } else {
+      for (const a of ['tabindex', 'role', 'aria-label']) p.el.removeAttribute(a);
+    }
+  }
+}
+
+export function mount(figure, { run }) {
+  const formula = liveFormula();
+  const left = panel('Var(q·k) against dₖ (log–log)');
+  const right = panel('');
+  for (const p of [left, right]) p.table.remove();
+  const data = document.createElement('div');
+  const premise = document.createElement('p');
+  premise.className = 'premise';
+  const overview = panel('The four departures at these settings (formulas)');
+  overview.plot.remove();
+  overview.table.classList.add('words');
+  const summary = liveSummary();
+  figure.body.append(formula, grid(left.el, right.el), premise, data, overview.el, summary);
+
+  return {
+    async update(values) {
+      const { departure, count, seed } = values;
+      const r = await run('breakingSweep', { departure, mu: values.mu, rho: values.rho, df: values.df, count, seed }, { onProgress: figure.progress });
+      if (!r) return;
+      const d = describeDeparture(departure, values);
+      const pts = r.points;
+      const dks = pts.map((p) => p.dk);
+      setTex(formula, d.tex, true);
+
+      // left: Var(q·k) with intervals, the d_k line and the corrected formula
+      const premiseLine = { name: 'dₖ, the derivation’s premise', points: pts.map((p) => ({ x: p.dk, y: p.dk })) };
+      const corrected = { name: d.formula, points: pts.map((p) => ({ x: p.dk, y: p.formulaVariance })) };
+      const measured = (f) => ({ name: 'measured, 95% interval', points: pts.map((p) => ({ x: p.dk, ...f(p) })) });
+      left.plot.replaceChildren(theoryPlot({
+        measured: [measured((p) => ({ y: p.variance, lo: Math.max(p.varianceCI[0], 1e-3), hi: p.varianceCI[1] }))],
+        lines: departure === 'student-t' ? [premiseLine] : [premiseLine, corrected],
+        xLabel: 'dₖ', yLabel: 'Var(q·k)', xLog: true, xBase: 2, yLog: true, yBase: 2, xTicks: dks, height: 300,
+        ariaLabel: `Measured Var(q·k) against dₖ with the line dₖ and the formula ${d.formula}`,
+      }));
+
+      // right: what 1/√d_k leaves, or (heavy tails) how wide the intervals are
+      if (departure === 'student-t') {
+        right.title.textContent = 'Half-width of the 95% interval, relative to dₖ';
+        const lines = [{ name: 'normal entries: 1.96·√((2 + 6/dₖ)/n)', points: pts.map((p) => ({ x: p.dk, y: p.normalHalfWidth })) }];
+        if (Number.isFinite(pts[0].tHalfWidth)) lines.push({ name: `Student-t ν = ${values.df}: 1.96·√((2 + (m₄² − 3)/dₖ)/n)`, points: pts.map((p) => ({ x: p.dk, y: p.tHalfWidth })) });
+        const widths = pts.map((p) => (p.varianceCI[1] - p.varianceCI[0]) / 2 / p.dk);
+        right.plot.replaceChildren(theoryPlot({
+          measured: [{ name: 'measured half-width', points: pts.map((p, i) => ({ x: p.dk, y: widths[i] })) }], lines,
+          xLabel: 'dₖ', yLabel: 'half-width / dₖ', xLog: true, xBase: 2, yLog: true, xTicks: dks, height: 300,
+          ariaLabel: 'Measured relative half-width of the variance interval against dₖ, with the widths expected for normal and Student-t entries',
+        }));
+      } else {
+        right.title.textContent = 'What 1/√dₖ leaves: Var(q·k/√dₖ)';
+        const ys = pts.flatMap((p) => [p.varianceCI[0] / p.dk, p.varianceCI[1] / p.dk, d.ratioOf(p.dk), 1]);
+        right.plot.replaceChildren(theoryPlot({
+          measured: [measured((p) => ({ y: p.variance / p.dk, lo: p.varianceCI[0] / p.dk, hi: p.varianceCI[1] / p.dk }))],
+          lines: [{ name: '1, the premise', points: pts.map((p) => ({ x: p.dk, y: 1 })) },
+            { name: d.ratio, points: pts.map((p) => ({ x: p.dk, y: d.ratioOf(p.dk) })) }],
+          xLabel: 'dₖ', yLabel: 'Var(q·k)/dₖ', xLog: true, xBase: 2, xTicks: dks, height: 300,
+          yDomain: [Math.min(0, ...ys), Math.max(...ys) * 1.05],
+          ariaLabel: `Measured Var(q·k)/dₖ against dₖ with the level 1 and the formula ${d.ratio}`,
+        }));
+      }
+      premise.textContent = d.premise;
+      const rows = overviewRows(values);
+      fillTable(overview.table, ['departure', 'premise it breaks', 'Var(q·k/√dₖ)', 'mean of q·k/√dₖ', 'does 1/√dₖ normalise?'],
+        rows.map((r) => ({ ...r, name: r.key === departure ? `${r.name} (plotted)` : r.name })));
+      overview.table.tBodies[0].rows[rows.findIndex((r) => r.key === departure)].classList.add('chosen');
+
+      const inside = (p) => p.varianceCI[0] <= p.formulaVariance && p.formulaVariance <= p.varianceCI[1];
+      data.replaceChildren(dataTable('Data: every dₖ, measured and predicted',
+        ['dₖ', 'mean of q·k', 'formula', 'variance', '95% interval', 'formula', 'dₖ'],
+        pts.map((p) => [p.dk, fmt(p.mean, 3), fmt(p.formulaMean, 4), fmt(p.variance, 4), fmtInterval(p.varianceCI, 4),
+          fmt(p.formulaVariance, 4), p.dk])));
+
+      const covered = pts.filter(inside).length;
+      const last = pts.at(-1);
+      const offLine = pts.filter((p) => p.dk < p.varianceCI[0] || p.dk > p.varianceCI[1]).length;
+      const what = {
+        mean: `a mean μ = ${num(values.mu)}`, rho: `a correlation ρ = ${num(values.rho)}`,
+        'student-t': `Student-t entries with ν = ${values.df}`, layernorm: 'LayerNorm’d vectors',
+      }[departure];
+      const widthRatio = pts.reduce((s, p) => s + (p.varianceCI[1] - p.varianceCI[0]) / 2 / p.dk / p.normalHalfWidth, 0) / pts.length;
+      const verdict = departure === 'student-t'
+        ? `the line dₖ lies inside the 95% interval at ${covered} of ${pts.length} values of dₖ, and the intervals are on average ` +
+          `${fmt(widthRatio, 3)} times as wide as normal entries would give. `
+        : `the formula ${d.formula} lies inside the 95% interval at ${covered} of ${pts.length} values of dₖ, and the line dₖ ` +
+          `${offLine ? `falls outside it at ${offLine}` : 'inside it at all of them'}. `;
+      summary.textContent =
+        `With ${what} and ${fmtInt(count)} pairs per dₖ (seed ${seed}), ${verdict}` +
+        `At dₖ = ${last.dk} the engine measures Var(q·k) = ${fmt(last.variance, 4)} ${fmtInterval(last.varianceCI, 4)} ` +
+        `against ${fmt(last.formulaVariance, 4)}, and a mean of ${fmt(last.mean, 3)} against ${fmt(last.formulaMean, 4)}.`;
+      keyboardScroll(overview);
+      figure.done(r);
+    },
+  };
+}

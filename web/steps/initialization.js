@@ -1,0 +1,143 @@
+// (eq:initialization) Var(q·k/√d_k) = σ_q²σ_k² with σ_q² = d_model·σ_W²: the 1/√d_k gives unit
+// variance only if the initialisation makes σ_q² = σ_k² = 1.
+import { histogramPlot, normalPdf } from '../plots/histogram.js';
+import { theoryPlot } from '../plots/theory-lines.js';
+import { fmt, fmtInt, fmtInterval } from '../format.js';
+import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex } from '../readout.js';
+import './initialization.css';
+
+export const id = 'initialization';
+
+export const INIT_LABELS = {
+  'glorot-uniform': 'Glorot uniform, one head',
+  'glorot-normal': 'Glorot normal, one head',
+  'glorot-heads': 'Glorot uniform, all heads in one matrix',
+  'glorot-packed': 'Glorot uniform, Q, K, V packed (PyTorch)',
+  'lecun-normal': 'LeCun normal',
+  'he-normal': 'He normal',
+  custom: 'normal, custom σ',
+};
+
+export const params = {
+  init: { kind: 'choice', options: INIT_LABELS, default: 'glorot-uniform', label: 'initialisation' },
+  sigma: { kind: 'stops', values: [0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.5, 1], default: 0.02, label: 'custom σ', spoken: 'custom sigma', format: (v) => String(v) },
+  dmodel: { kind: 'stops', values: [64, 128, 256, 384, 512, 768, 1024, 1536, 2048], default: 512, label: 'd_model', spoken: 'd model', format: (v) => String(v) },
+  dk: { kind: 'stops', values: [8, 16, 32, 64, 128, 256], default: 64, label: 'dₖ', spoken: 'd k', format: (v) => String(v) },
+  seed: { kind: 'int', min: 0, max: 2 ** 31 - 1, default: 1, label: 'seed' },
+};
+
+// σ_W² as TeX, for the live formula: the rule, then its value at the current sizes.
+function weightTex(init, d, dk, sigma) {
+  const glorot = (fout, foutTex) => String.raw`\sigma_W^2=\frac{2}{\text{fan}_\text{in}+\text{fan}_\text{out}}=\frac{2}{${d}+${fout}}` +
+    (foutTex ? String.raw`\ (\text{fan}_\text{out}=${foutTex})` : '');
+  switch (init) {
+    case 'glorot-uniform': case 'glorot-normal': return glorot(dk, 'd_k');
+    case 'glorot-heads': return glorot(d, String.raw`d_\text{model}`);
+    case 'glorot-packed': return glorot(3 * d, String.raw`3d_\text{model}`);
+    case 'lecun-normal': return String.raw`\sigma_W^2=\frac{1}{d_\text{model}}=\frac{1}{${d}}`;
+    case 'he-normal': return String.raw`\sigma_W^2=\frac{2}{d_\text{model}}=\frac{2}{${d}}`;
+    default: return String.raw`\sigma_W^2=\sigma^2=${sigma}^2`;
+  }
+}
+
+const D_AXIS = [32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096];
+
+// A panel whose table is wider than the figure scrolls sideways; a scrolling region must be
+// reachable by keyboard (and named), so it gets a tab stop only while it overflows.
+function keyboardScroll(...panels) {
+  for (const p of panels) {
+    if (p.el.scrollWidth > p.el.clientWidth + 1) {
+      p.el.tabIndex = 0;
+      p.el.setAttribute('role', 'region');
+      p.el.setAttribute('aria-label', p.title.textContent);
+    } else {
+      for (const a of ['tabindex', 'role', 'aria-label']) p.el.removeAttribute(a);
+    }
+  }
+}
+
+export function mount(figure, { run }) {
+  const formula = liveFormula();
+  const hist = panel('q·k/√dₖ for pairs of tokens');
+  const curves = panel('What each initialisation gives, against d_model');
+  const curvesData = document.createElement('div');
+  curves.el.append(curvesData);
+  curves.table.remove();
+  const measured = panel('Measured variances and what predicts them');
+  measured.plot.remove();
+  const check = document.createElement('p');
+  check.className = 'seed-check';
+  const summary = liveSummary();
+  figure.body.append(formula, grid(hist.el, curves.el), measured.el, check, summary);
+
+  return {
+    async update({ init, sigma, dmodel, dk, seed }) {
+      const r = await run('initVariance', { init, sigma, dmodel, dk, seed }, { onProgress: figure.progress });
+      if (!r) return;
+      const f = r.formula;
+
+      setTex(formula, String.raw`\begin{gathered}` + weightTex(init, dmodel, dk, sigma) + String.raw`=${fmt(f.weight, 3)}` +
+        String.raw`,\qquad \sigma_q^2=\sigma_k^2=d_\text{model}\,\sigma_W^2=${fmt(f.q, 4)},\\` +
+        String.raw`\operatorname{Var}\Big(\frac{q\cdot k}{\sqrt{d_k}}\Big)=\frac{d_k\,\sigma_q^2\sigma_k^2}{d_k}=\sigma_q^2\sigma_k^2=${fmt(f.score, 4)}\end{gathered}`, true);
+
+      // the histogram of q·k/√d_k with the normal density the formula predicts
+      hist.plot.replaceChildren(histogramPlot({ ...r.score, pdf: normalPdf(Math.sqrt(f.score)), xLabel: 'q·k/√dₖ',
+        curveLabel: `N(0, ${fmt(f.score, 3)})` }));
+
+      // the formulas against d_model at this d_k, and the measurement
+      const line = (name, g) => ({ name, points: D_AXIS.map((d) => ({ x: d, y: g(d) })) });
+      const lines = [
+        line('Glorot, one head: (2d/(d + dₖ))²', (d) => (2 * d / (d + dk)) ** 2),
+        line('LeCun, or Glorot over all heads: 1', () => 1),
+        line('He: 4', () => 4),
+        line('Glorot, Q, K, V packed: 1/4', () => 1 / 4),
+        line(`N(0, σ²), σ = ${sigma}: (d·σ²)²`, (d) => (d * sigma * sigma) ** 2),
+      ];
+      const point = { x: dmodel, y: r.score.variance, lo: Math.max(r.score.varianceCI[0], 1e-9), hi: r.score.varianceCI[1] };
+      // the rules span 1/4 … 4; the custom-σ curve is clipped to the frame
+      const yDomain = [Math.min(0.1, point.lo / 1.5), Math.max(10, point.hi * 1.5)];
+      curves.plot.replaceChildren(theoryPlot({
+        measured: [{ name: `measured, ${INIT_LABELS[init]}`, points: [point] }], lines,
+        vrules: [{ x: dmodel, label: `d_model = ${dmodel}` }],
+        xLabel: 'd_model', yLabel: 'Var(q·k/√dₖ)', xLog: true, xBase: 2, yLog: true, xTicks: [32, 64, 128, 256, 512, 1024, 2048, 4096],
+        xDomain: [D_AXIS[0], D_AXIS.at(-1)], yDomain, height: 300,
+        ariaLabel: `Var(q·k/√dₖ) against d_model at dₖ = ${dk} for each initialisation, with the measured value`,
+      }));
+      curvesData.replaceChildren(dataTable('Data: the formulas against d_model', ['d_model', ...lines.map((l) => l.name)],
+        D_AXIS.map((d, i) => [d, ...lines.map((l) => fmt(l.points[i].y, 4))])));
+
+      const rows = [
+        { name: 'xⱼ, token entries', s: r.x, given: 1, givenText: '—', formula: 1 },
+        { name: 'qᵢ = (W_Qᵀx)ᵢ', s: r.q, given: r.given.q, formula: f.q },
+        { name: 'kᵢ = (W_Kᵀx′)ᵢ', s: r.k, given: r.given.k, formula: f.k },
+        { name: 'q·k/√dₖ', s: r.score, given: r.given.score, formula: f.score },
+      ];
+      fillTable(measured.table, ['variance of', 'measured', '95% interval', 'given these weights', 'formula'],
+        rows.map((row) => ({
+          name: row.name,
+          cells: [fmt(row.s.variance, 4), fmtInterval(row.s.varianceCI, 4), row.givenText ?? fmt(row.given, 4), fmt(row.formula, 4)],
+          outside: row.given < row.s.varianceCI[0] || row.given > row.s.varianceCI[1],
+        })));
+
+      // the forum post's claim, checked at these sizes
+      const glorotQ = 2 * dmodel / (dmodel + dk), packedQ = 2 * dmodel / (dmodel + 3 * dmodel);
+      const measuredText = `measured here with ${INIT_LABELS[init]} on a ${dmodel} → ${dk} head: Var(qᵢ) = ${fmt(r.q.variance, 3)} ` +
+        `and Var(q·k/√dₖ) = ${fmt(r.score.variance, 3)} ${fmtInterval(r.score.varianceCI, 3)}.`;
+      check.textContent =
+        `Source 000 says the 1/√dₖ is right because Xavier (Glorot) initialisation keeps q and k near unit variance. ` +
+        `On one head it does not: σ_q² = 2·d_model/(d_model + dₖ) = ${fmt(glorotQ, 4)} for these sizes, so Var(q·k/√dₖ) = ${fmt(glorotQ ** 2, 4)}; ` +
+        `${measuredText} Unit variance needs σ_W² = 1/d_model: LeCun’s rule, which Glorot matches only when fan-out equals fan-in, ` +
+        `as for all heads initialised as one ${dmodel} × ${dmodel} matrix. PyTorch’s packed Q, K, V projection has fan-out 3·d_model ` +
+        `and gives σ_q² = ${fmt(packedQ, 3)}, so Var(q·k/√dₖ) = ${fmt(packedQ ** 2, 3)}. What the post gets right is the dependence itself: the variance after scaling is σ_q²σ_k².`;
+
+      const inside = rows.every((row) => row.given >= row.s.varianceCI[0] && row.given <= row.s.varianceCI[1]);
+      summary.textContent =
+        `With ${INIT_LABELS[init]} (σ_W² = ${fmt(f.weight, 3)}), ${fmtInt(r.tokens)} token pairs (seed ${seed}) give ` +
+        `Var(qᵢ) = ${fmt(r.q.variance, 4)} against d_model·σ_W² = ${fmt(f.q, 4)}, and Var(q·k/√dₖ) = ${fmt(r.score.variance, 4)} ` +
+        `against σ_q²σ_k² = ${fmt(f.score, 4)}${Math.abs(f.score - 1) > 0.05 ? ', not 1' : ''}; ` +
+        `${inside ? 'every value given these weights lies inside its 95% interval' : 'a value given these weights falls outside its 95% interval (expected about one time in twenty per row)'}.`;
+      keyboardScroll(measured);
+      figure.done(r);
+    },
+  };
+}
