@@ -28,7 +28,12 @@ await page.evaluate(async () => {
   for (const f of document.querySelectorAll('figure.live')) { f.scrollIntoView(); await new Promise((r) => setTimeout(r, 50)); }
   window.scrollTo(0, 0);
 });
-await page.waitForFunction(() => [...document.querySelectorAll('figure.live')].every((f) => f.dataset.state === 'ready'), null, { timeout: 30000 });
+// wait for the figures in the shot: the selected element's, or all of them
+await page.waitForFunction((sel) => {
+  const root = sel ? document.querySelector(sel) : document;
+  const figs = root ? [...(root.matches?.('figure.live') ? [root] : root.querySelectorAll('figure.live'))] : [];
+  return figs.every((f) => f.dataset.state === 'ready');
+}, selector ?? null, { timeout: 60000 });
 if (selector) await page.locator(selector).first().screenshot({ path: out });
 else await page.screenshot({ path: out, fullPage: true });
 console.log('wrote', out, 'from', url + query);

@@ -14,8 +14,9 @@ export function histogramPlot({ counts, lo, hi, n, pdf, xLabel, curveLabel, widt
   const plot = Plot.plot({
     width, height,
     marginLeft: 48,
+    marginBottom: 40,
     style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-    x: { label: xLabel, domain: [lo, hi] },
+    x: { label: xLabel, domain: [lo, hi], labelAnchor: 'center', labelOffset: 34 },
     y: { label: 'density', grid: true },
     ariaLabel: `Histogram of ${n} samples of ${xLabel} with the ${curveLabel} density`,
     marks: [
