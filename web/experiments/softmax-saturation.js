@@ -1,0 +1,220 @@
+// (eq:softmax-saturation) experiments, and the d_k sweep of softmax row statistics that the
+// saturation, vanishing-gradients and scaling-choices steps share. See chunks.js for the
+// generator contract.
+
+// The sweep's head dimensions: powers of two, 1 … 4096 (the steps' d_k sliders take the same values).
+export const SWEEP_DKS = Array.from({ length: 13 }, (_, i) => 2 ** i);
+
+// The multipliers compared across the steps: none, 1/√d_k, 1/d_k.
+export const SCALES = {
+  none: () => 1,
+  sqrt: (dk) => 1 / Math.sqrt(dk),
+  dk: (dk) => 1 / dk,
+};
+
+const STATS = ['maxWeight', 'entropy', 'jacobianNorm', 'nonmaxGrad', 'scoreVariance'];
+
+// Normals per engine call: a few milliseconds of work in wasm.
+const CHUNK = 1 << 18;
+
+// Memo of sampleSoftmaxRows calls, per engine. The worker keeps one engine for the page, so the
+// three steps that sweep d_k with the same (n, seed) draw each chunk once. The results are the
+// same with or without it: it only saves time.
+const memo = new WeakMap();
+function memoized(engine, kind, key, compute) {
+  let m = memo.get(engine);
+  if (!m) memo.set(engine, (m = new Map()));
+  const k = `${kind}|${key}`;
+  if (m.has(k)) return { value: m.get(k), fresh: false };
+  const value = compute();
+  if (m.size > 5000) m.clear();
+  m.set(k, value);
+  return { value, fresh: true };
+}
+
+// Per-row statistics of softmax(scale · K q) for rows 0 … rows−1 (row r = RNG stream r), in
+// chunks; yields progress only after real work. Returns { maxWeight, entropy, … } Float32Arrays.
+export function* softmaxRowsChunked(engine, { dk, n, rows, seed, scale, onChunk }) {
+  const out = Object.fromEntries(STATS.map((s) => [s, new Float32Array(rows)]));
+  const per = Math.max(1, Math.floor(CHUNK / ((n + 1) * dk)));
+  for (let first = 0; first < rows; first += per) {
+    const count = Math.min(per, rows - first);
+    const { value, fresh } = memoized(engine, 'rows', [dk, n, count, seed, scale, first].join(','),
+      () => engine.sampleSoftmaxRows({ dk, n, rows: count, seed, scale, first }));
+    for (const s of STATS) out[s].set(value[s], first);
+    const progress = onChunk?.(count * (n + 1) * dk);
+    if (fresh && progress !== undefined) yield { progress };
+  }
+  return out;
+}
+
+// Mean and 95% interval of per-row values, from engine.describe.
+function meanCI(engine, x) {
+  const d = engine.describe(x, { bins: 1, lo: 0, hi: 1 });
+  return { mean: d.mean, lo: d.meanCI[0], hi: d.meanCI[1] };
+}
+
+const median = (x) => {
+  const s = Float64Array.from(x).sort();
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+// (eq:softmax-saturation, eq:vanishing-gradients, eq:scaling-choices) For every d_k in `dks` and
+// every named scale, `rows` random queries against n random keys (the same draws for every scale:
+// only the multiplier differs). Per statistic: mean, 95% interval and median over the rows; and
+// how many rows came out exactly one-hot in float32 (every non-max weight rounded to 0, so the
+// non-max gradient is exactly 0).
+export function* softmaxSweep(engine, { n, rows, seed, scales = ['none', 'sqrt'], dks = SWEEP_DKS }) {
+  const total = dks.reduce((s, dk) => s + rows * (n + 1) * dk, 0) * scales.length;
+  let done = 0;
+  const onChunk = (work) => (done += work) / total;
+  const result = { n, rows, seed, dks, scales: {} };
+  for (const name of scales) {
+    const series = Object.fromEntries(STATS.map((s) => [s, { mean: [], lo: [], hi: [], median: [] }]));
+    series.oneHot = [];
+    series.scale = [];
+    for (const dk of dks) {
+      const scale = SCALES[name](dk);
+      const r = yield* softmaxRowsChunked(engine, { dk, n, rows, seed, scale, onChunk });
+      for (const s of STATS) {
+        const { mean, lo, hi } = meanCI(engine, r[s]);
+        series[s].mean.push(mean);
+        series[s].lo.push(lo);
+        series[s].hi.push(hi);
+        series[s].median.push(median(r[s]));
+      }
+      series.oneHot.push(r.nonmaxGrad.reduce((c, g) => c + (g === 0), 0));
+      series.scale.push(scale);
+    }
+    result.scales[name] = series;
+  }
+  return result;
+}
+
+// One query and its n keys: row `query` − 1 of the sweep's draws (the same RNG stream), so the
+// query shown is one of the rows behind the curves. Returns q·k_j for every key.
+export function drawRow(engine, { dk, n, seed, query }) {
+  const x = engine.sampleEntries({ count: (n + 1) * dk, seed, stream: query - 1 });
+  return { q: x.subarray(0, dk), k: x.subarray(dk) };
+}
+
+export function rowScores(engine, { dk, n, seed, query, scale = 1 }) {
+  const { q, k } = drawRow(engine, { dk, n, seed, query });
+  return engine.scores({ q, k, nq: 1, nk: n, dk, scale });
+}
+
+// ---------------------------------------------------------------- what the source texts state
+
+// These are the texts' inputs and their stated outputs (data to check, not results). Every value
+// the page shows next to them is computed below.
+export const COURSE_EXAMPLE = {  // the course section (seed 002), d_k = 64, "divide by 8"
+  scores: [9.2, -3.1, 8.8, -5.4, 1.2],
+  divisor: 8,
+  claimed: [0.599, 0.000, 0.401, 0.000, 0.000],
+  claimedScaled: [0.31, 0.07, 0.30, 0.05, 0.12],
+};
+export const COURSE_PEAKED = {  // the course section: "[8.5, −2.1, 7.9, …] → [0.99, 0.00, 0.01, …]"
+  scores: [8.5, -2.1, 7.9],
+  claimed: [0.99, 0.00, 0.01],
+};
+export const FORUM_EXAMPLE = {  // the forum post (seed 000) at d_k = 64
+  dk: 64,
+  scores: [-20, 3, 25, -15],
+  scaled: [-2.5, 0.4, 3.1, -1.9],
+};
+
+const f32 = (a) => Float32Array.from(a);
+const sum = (a) => a.reduce((s, x) => s + x, 0);
+const softmax1 = (engine, a) => Array.from(engine.softmax(f32(a), 1, a.length));
+const maxAbsDiff = (a, b) => Math.max(...a.map((x, i) => Math.abs(x - b[i])));
+
+// Wilson's 95% interval for a proportion k/N.
+export function wilson(k, N, z = 1.96) {
+  const p = k / N, z2 = z * z;
+  const c = (p + z2 / (2 * N)) / (1 + z2 / N);
+  const h = (z * Math.sqrt(p * (1 - p) / N + z2 / (4 * N * N))) / (1 + z2 / N);
+  return [Math.max(0, c - h), Math.min(1, c + h)];
+}
+
+// How often do 4 attention scores at d_k = 64 spread as widely as the forum's example? Given q,
+// the scores q·k_j are independent N(0, ‖q‖²) (a rotation takes q to ‖q‖e₁), so each row draws q
+// (64 normals) and 4 standard normals z, and the scores are ‖q‖·z: the same distribution as
+// q·k_j with 4 fresh keys, at a fifth of the draws.
+export function* softmaxSpreadOdds(engine, { seed, rows = 1 << 15 }) {
+  const { dk, scores } = FORUM_EXAMPLE;
+  const n = scores.length;
+  const spread = Math.max(...scores) - Math.min(...scores);
+  const per = Math.floor(CHUNK / (dk + n));
+  let hits = 0, widest = 0;
+  for (let first = 0, c = 0; first < rows; first += per, c++) {
+    const count = Math.min(per, rows - first);
+    const { value, fresh } = memoized(engine, 'spread', [seed, first, count].join(','), () => {
+      const x = engine.sampleEntries({ count: count * (dk + n), seed, stream: 2 ** 32 + c });
+      let h = 0, w = 0;
+      for (let r = 0; r < count; r++) {
+        const o = r * (dk + n);
+        let q2 = 0;
+        for (let i = 0; i < dk; i++) q2 += x[o + i] * x[o + i];
+        let lo = Infinity, hi = -Infinity;
+        for (let j = 0; j < n; j++) { lo = Math.min(lo, x[o + dk + j]); hi = Math.max(hi, x[o + dk + j]); }
+        const s = Math.sqrt(q2) * (hi - lo);
+        if (s >= spread) h++;
+        w = Math.max(w, s);
+      }
+      return { h, w };
+    });
+    hits += value.h;
+    widest = Math.max(widest, value.w);
+    if (fresh && first + count < rows) yield { progress: (first + count) / rows };
+  }
+  return { dk, n, spread, rows, hits, fraction: hits / rows, ci: wilson(hits, rows), widest };
+}
+
+// The texts' worked examples, recomputed by the engine.
+export function sourceChecks(engine) {
+  const c = COURSE_EXAMPLE;
+  const scaledScores = c.scores.map((s) => s / c.divisor);
+  const p = softmax1(engine, c.scores), pScaled = softmax1(engine, scaledScores);
+  const peaked = softmax1(engine, COURSE_PEAKED.scores);
+  const f = FORUM_EXAMPLE;
+  const forumP = softmax1(engine, f.scores), forumScaledP = softmax1(engine, f.scaled);
+  const root = Math.sqrt(f.dk);
+  return {
+    course: {
+      ...c, scaledScores, p, pScaled,
+      claimedSum: sum(c.claimed), claimedScaledSum: sum(c.claimedScaled), pSum: sum(p), pScaledSum: sum(pScaled),
+      error: maxAbsDiff(c.claimed, p), errorScaled: maxAbsDiff(c.claimedScaled, pScaled),
+    },
+    peaked: {
+      ...COURSE_PEAKED, p: peaked,
+      ratio: peaked[0] / peaked[2],                                   // e^(8.5 − 7.9), whatever the "…" holds
+      claimedRatio: COURSE_PEAKED.claimed[0] / COURSE_PEAKED.claimed[2],
+      gapNeeded: Math.log(COURSE_PEAKED.claimed[0] / COURSE_PEAKED.claimed[2]),
+      gap: COURSE_PEAKED.scores[0] - COURSE_PEAKED.scores[2],
+    },
+    forum: {
+      ...f, p: forumP, pScaled: forumScaledP, root,
+      rescaleError: maxAbsDiff(f.scores.map((s) => s / root), f.scaled),
+      maxScaled: Math.max(...forumScaledP),
+      entropyScaled: engine.rowStats(f32(forumScaledP), 1, forumScaledP.length).entropy[0],
+    },
+  };
+}
+
+// (eq:softmax-saturation) One query against n keys at the current d_k: the scores, the weights
+// unscaled and scaled by 1/√d_k, their maximum and entropy; and the source texts' examples.
+export function* softmaxSaturationRow(engine, { dk, n, seed, query }) {
+  const s = rowScores(engine, { dk, n, seed, query, scale: 1 });
+  const sScaled = rowScores(engine, { dk, n, seed, query, scale: 1 / Math.sqrt(dk) });
+  const p = engine.softmax(s, 1, n), pScaled = engine.softmax(sScaled, 1, n);
+  const st = engine.rowStats(p, 1, n), stScaled = engine.rowStats(pScaled, 1, n);
+  const spreadOdds = yield* softmaxSpreadOdds(engine, { seed });
+  return {
+    dk, n, seed, query, scores: s, scaledScores: sScaled, p, pScaled,
+    max: st.max[0], entropy: st.entropy[0], maxScaled: stScaled.max[0], entropyScaled: stScaled.entropy[0],
+    sources: sourceChecks(engine), spreadOdds,
+  };
+}
+
+export const experiments = { softmaxSweep, softmaxSaturationRow };

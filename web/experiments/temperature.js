@@ -1,0 +1,76 @@
+// (eq:temperature) experiments: softmax(s/τ) for one set of draws and a grid of temperatures.
+// See chunks.js for the generator contract.
+import { rowScores } from './softmax-saturation.js';
+
+// τ/√d_k from 1/4 to 4 in quarter octaves: the curves' grid. The slider takes every other value.
+export const TAU_GRID = Array.from({ length: 17 }, (_, i) => 2 ** ((i - 8) / 4));
+// The course section's exercise 4 (seed 002): τ = 0.5√d_k, √d_k, 2√d_k.
+export const EXERCISE_TAUS = [0.5, 1, 2];
+
+const CHUNK = 1 << 18;  // normals per chunk of rows
+let cached = null;      // the last scores drawn: moving τ alone redraws nothing
+
+// Raw scores s = K q (rows, n) for rows 1 … rows (row r = RNG stream r − 1, as in softmaxSweep).
+function* drawScores(engine, { dk, n, rows, seed }) {
+  const key = [dk, n, rows, seed].join(',');
+  if (cached?.engine === engine && cached.key === key) return cached.scores;
+  const scores = new Float32Array(rows * n);
+  const per = Math.max(1, Math.floor(CHUNK / ((n + 1) * dk)));
+  for (let r = 0; r < rows; r++) {
+    scores.set(rowScores(engine, { dk, n, seed, query: r + 1, scale: 1 }), r * n);
+    if ((r + 1) % per === 0 && r + 1 < rows) yield { progress: (r + 1) / rows };
+  }
+  cached = { engine, key, scores };
+  return scores;
+}
+
+function logits(s, tau, dk) {
+  const c = 1 / (tau * Math.sqrt(dk)), out = new Float32Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s[i] * c;
+  return out;
+}
+
+// (eq:temperature) For every τ = t·√d_k on the grid: softmax(s/τ) of all rows, the mean max weight
+// and mean entropy with 95% intervals; how many rows have an entropy that rises strictly with τ
+// at every step of the grid (and a max weight that never rises); and the weights of one query at
+// the exercise's three temperatures and at the current one.
+export function* temperatureSweep(engine, { dk, n, rows, seed, query, tau }) {
+  const s = yield* drawScores(engine, { dk, n, rows, seed });
+  const grid = TAU_GRID.includes(tau) ? TAU_GRID : [...TAU_GRID, tau].sort((a, b) => a - b);
+  const maxWeight = { mean: [], lo: [], hi: [] }, entropy = { mean: [], lo: [], hi: [] };
+  let prev = null;
+  const strict = new Uint8Array(rows).fill(1), monotoneMax = new Uint8Array(rows).fill(1);
+  for (const t of grid) {
+    const p = engine.softmax(logits(s, t, dk), rows, n);
+    const st = engine.rowStats(p, rows, n);
+    for (const [target, x] of [[maxWeight, st.max], [entropy, st.entropy]]) {
+      const d = engine.describe(x, { bins: 1, lo: 0, hi: 1 });
+      target.mean.push(d.mean);
+      target.lo.push(d.meanCI[0]);
+      target.hi.push(d.meanCI[1]);
+    }
+    if (prev) for (let r = 0; r < rows; r++) {
+      if (!(st.entropy[r] > prev.entropy[r])) strict[r] = 0;
+      if (st.max[r] > prev.max[r]) monotoneMax[r] = 0;
+    }
+    prev = st;
+  }
+  const q = Math.min(Math.max(1, query), rows);  // the query shown is one of the rows
+  const one = s.subarray((q - 1) * n, q * n);
+  const rowAt = (t) => {
+    const p = engine.softmax(logits(one, t, dk), 1, n);
+    const st = engine.rowStats(p, 1, n);
+    return { t, p, max: st.max[0], entropy: st.entropy[0] };
+  };
+  const count = (a) => a.reduce((c, v) => c + v, 0);
+  return {
+    dk, n, rows, seed, query: q, tau, grid, maxWeight, entropy,
+    strictRows: count(strict), monotoneMaxRows: count(monotoneMax),
+    scores: Float32Array.from(one),
+    exercise: EXERCISE_TAUS.map(rowAt),
+    current: rowAt(tau),
+    reference: rowAt(1),
+  };
+}
+
+export const experiments = { temperatureSweep };

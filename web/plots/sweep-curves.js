@@ -1,0 +1,68 @@
+// Curves against a swept parameter (d_k, a temperature) on log axes with readable ticks, 95%
+// interval bars, dashed reference levels or curves, and a labelled vertical marker for the value
+// the controls have selected. Pure: data in, SVG node out.
+//   series: [{ name, points: [{ x, y, lo?, hi? }] }]      one colour per series, in a legend
+//   refs:   [{ name, y } | { name, points: [{ x, y }] }]   dashed theory levels or curves
+//   marker: { x, label }                                   the current value of the swept parameter
+//   colors: one colour per series (default: SERIES_COLORS in order)
+import * as Plot from '@observablehq/plot';
+import { SERIES_COLORS, finishPlot } from './style.js';
+
+// Labels drawn over the curves keep a rim of the figure's background, in either theme.
+const HALO = { stroke: 'var(--panel)', strokeWidth: 4, paintOrder: 'stroke' };
+
+const SUP = { '-': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
+
+// 10^k as 10 with a superscript exponent; 1, 10, 100 and 1000 written out.
+export function powerOfTen(v) {
+  const e = Math.round(Math.log10(v));
+  if (e >= 0 && e <= 3) return String(10 ** e);
+  return `10${[...String(e)].map((c) => SUP[c]).join('')}`;
+}
+
+// The powers of ten inside [lo, hi], for a log axis.
+export function decades(lo, hi) {
+  const out = [];
+  for (let e = Math.ceil(Math.log10(lo) - 1e-9); e <= Math.floor(Math.log10(hi) + 1e-9); e++) out.push(10 ** e);
+  return out;
+}
+
+export function sweepCurvesPlot({ series, refs = [], marker, xLabel, yLabel, xLog = true, yLog = false, yDomain,
+  xTicks, xTickFormat, yTicks, yTickFormat, colors, width = 520, height = 280, ariaLabel }) {
+  const rows = series.flatMap((s) => s.points.map((p) => ({ ...p, series: s.name })));
+  const names = series.map((s) => s.name);
+  const marks = [];
+  for (const r of refs) {
+    if ('y' in r) marks.push(Plot.ruleY([r.y], { stroke: 'currentColor', strokeOpacity: 0.55, strokeDasharray: '4,3' }),
+      Plot.text([r], { frameAnchor: 'right', y: 'y', text: () => r.name, dy: -7, dx: -4, fill: 'currentColor', ...HALO }));
+    else {
+      marks.push(Plot.line(r.points, { x: 'x', y: 'y', stroke: 'currentColor', strokeOpacity: 0.45, strokeDasharray: '4,3' }));
+      if (r.name) marks.push(Plot.text(r.points.slice(-1), { x: 'x', y: 'y', text: () => r.name, dx: -4, dy: -8, textAnchor: 'end', fill: 'currentColor', ...HALO }));
+    }
+  }
+  if (marker) marks.push(
+    Plot.ruleX([marker.x], { stroke: 'currentColor', strokeOpacity: 0.7, strokeDasharray: '2,3' }),
+    Plot.text([marker.x], { x: (d) => d, frameAnchor: 'top', text: () => marker.label, dy: -12, fill: 'currentColor', fontWeight: 600, ...HALO }),
+  );
+  const withBars = rows.filter((p) => p.lo !== undefined && p.hi !== undefined);
+  marks.push(
+    Plot.ruleX(withBars, { x: 'x', y1: 'lo', y2: 'hi', stroke: 'series', strokeWidth: 1.5 }),
+    Plot.line(rows, { x: 'x', y: 'y', stroke: 'series', strokeWidth: 2 }),
+    Plot.dot(rows, { x: 'x', y: 'y', fill: 'series', r: 3 }),
+  );
+  // Plot hands a log axis's labels to d3, which blanks those it finds crowded; explicit tick
+  // values get explicit axis marks, whose text channel labels every one of them.
+  const yt = yTicks ?? (yLog && yDomain ? decades(...yDomain) : undefined);
+  const ytf = yTickFormat ?? (yTicks ? String : powerOfTen);
+  if (xTicks) marks.unshift(Plot.gridX(xTicks), Plot.axisX(xTicks, { text: xTickFormat ?? String, label: xLabel }));
+  if (yt) marks.unshift(Plot.gridY(yt), Plot.axisY(yt, { text: ytf, label: yLabel }));
+  return finishPlot(Plot.plot({
+    width, height, marginLeft: 56, marginRight: 18, marginTop: 26,
+    style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
+    x: { type: xLog ? 'log' : 'linear', label: xLabel, grid: !xTicks },
+    y: { type: yLog ? 'log' : 'linear', label: yLabel, grid: !yt, domain: yDomain },
+    color: { domain: names, range: colors ?? SERIES_COLORS.slice(0, names.length), legend: names.length > 1 },
+    ariaLabel: ariaLabel ?? `${yLabel} against ${xLabel}: ${names.join(', ')}`,
+    marks,
+  }));
+}

@@ -1,0 +1,159 @@
+// (eq:vanishing-gradients) The softmax Jacobian J = diag(p) − ppᵀ shrinks with the weights it is
+// made of: a peaked (unscaled) row passes almost no gradient to its scores, a one-hot row none.
+import { sweepCurvesPlot } from '../plots/sweep-curves.js';
+import { SERIES_COLORS } from '../plots/style.js';
+import { heatmapPlot } from '../plots/heatmap.js';
+import { fmt, fmtInt, fmtInterval } from '../format.js';
+import { dataTable, fillTable, grid, liveFormula, liveSummary, setTex } from '../readout.js';
+import { DK_TICKS, SERIES, SWEEP_PARAMS, list, marker, nonMaxMass, outside, paragraph, quote, runBoth, tex, softPanel } from './softmax-saturation.js';
+import './softmax-saturation.css';
+
+export const id = 'vanishing-gradients';
+
+export const params = SWEEP_PARAMS;
+
+const MEDIAN = 'q·k (no scale), median';
+
+// The engine's per-row ‖J‖ is √(Σp² − 2Σp³ + (Σp²)²) in double, which cancels when p is nearly
+// one-hot: below about 10⁻⁸ it returns rounding noise or 0 (the non-max gradient has no such
+// limit). Above 10⁻⁶ its relative error is under 10⁻³, so medians below that are not drawn.
+const J_RESOLUTION = 1e-6;
+
+// Mean (with its 95% interval where the interval is positive: the y axis is logarithmic) and,
+// for the unscaled rows, the median, of one statistic against d_k.
+function seriesOf(s, stat) {
+  const pts = (k, which) => s.dks.map((x, i) => {
+    const v = s.scales[k][stat];
+    if (which === 'median') return { x, y: stat === 'jacobianNorm' && v.median[i] < J_RESOLUTION ? 0 : v.median[i] };
+    return v.lo[i] > 0 ? { x, y: v.mean[i], lo: v.lo[i], hi: v.hi[i] } : { x, y: v.mean[i] };
+  }).filter((p) => p.y > 0);
+  return [{ name: SERIES.none, points: pts('none') }, { name: SERIES.sqrt, points: pts('sqrt') }, { name: MEDIAN, points: pts('none', 'median') }];
+}
+
+function sweepData(caption, s, stat) {
+  const cols = ['dₖ', `${SERIES.none}: mean`, '95% interval', 'median', `${SERIES.sqrt}: mean`, '95% interval', 'exactly one-hot (no scale)'];
+  const rows = s.dks.map((dk, i) => {
+    const a = s.scales.none[stat], b = s.scales.sqrt[stat];
+    const med = stat === 'jacobianNorm' && a.median[i] < J_RESOLUTION ? `below ${fmt(J_RESOLUTION)}` : fmt(a.median[i]);
+    return [String(dk), fmt(a.mean[i]), fmtInterval([a.lo[i], a.hi[i]]), med, fmt(b.mean[i]),
+      fmtInterval([b.lo[i], b.hi[i]]), `${s.scales.none.oneHot[i]} of ${s.rows}`];
+  });
+  return dataTable(caption, cols, rows);
+}
+
+export function mount(figure, { run }) {
+  const formula = liveFormula();
+  const peaked = softPanel('Peaked row: J for softmax(q·k)');
+  const spread = softPanel('Spread row: J for softmax(q·k / √dₖ)');
+  const normPanel = softPanel('Frobenius norm ‖J‖ against dₖ');
+  const gradPanel = softPanel('Gradient reaching a non-max score against dₖ');
+  const checks = softPanel('The course text’s “healthy gradients”, and a one-hot row');
+  checks.el.classList.add('softmax-sources');
+  checks.plot.remove();
+  const verdicts = document.createElement('div');
+  verdicts.className = 'softmax-verdicts';
+  checks.el.append(verdicts);
+  const summary = liveSummary();
+  figure.body.append(formula, grid(peaked.el, spread.el), grid(normPanel.el, gradPanel.el), checks.el, summary);
+
+  function drawRow(r) {
+    const { n, dk } = r;
+    const extent = Math.max(r.peaked.maxAbs, r.spread.maxAbs, 1e-12);
+    const names = Array.from({ length: n }, (_, j) => String(j + 1));
+    const cell = Math.max(12, Math.min(34, Math.floor(300 / n)));
+    for (const [side, x, label] of [[peaked, r.peaked, 'no scale'], [spread, r.spread, `÷√${dk}`]]) {
+      side.plot.replaceChildren(heatmapPlot({
+        values: x.J, rows: n, cols: n, rowLabel: 'i (weight pᵢ)', colLabel: 'j (score sⱼ)', label: 'Jᵢⱼ = ∂pᵢ/∂sⱼ',
+        diverging: true, domain: [-extent, extent], rowNames: names, colNames: names, cellText: n <= 6,
+        width: cell * n + 60, height: cell * n + 90,
+        ariaLabel: `${n}×${n} softmax Jacobian of query ${r.query} at d_k = ${dk}, ${label}; colour scale shared with the other panel`,
+      }), dataTable(`J (${label}) as a table`, ['i \\ j', ...names], names.map((nm, i) =>
+        [nm, ...Array.from(x.J.subarray(i * n, (i + 1) * n), (v) => fmt(v))])));
+      fillTable(side.table, ['quantity', `query ${r.query}`, 'uniform weights'], [
+        { name: 'largest weight', cells: [fmt(Math.max(...x.p)), fmt(1 / n)] },
+        { name: '‖J‖', cells: [fmt(x.frobenius), `√(n−1)/n = ${fmt(r.uniformNorm)}`] },
+        { name: 'largest |Jᵢⱼ|', cells: [fmt(x.maxAbs), fmt((1 - 1 / n) / n)] },
+        { name: 'mean ‖∂p/∂sⱼ‖, j ≠ max', cells: [fmt(x.nonmaxGrad), fmt(Math.sqrt((n - 1) / n) / n)] },
+      ]);
+    }
+    const m = r.spread.argmax, o = (m + 1) % n, pm = r.spread.p[m], po = r.spread.p[o];
+    setTex(formula, String.raw`J_{ij}=\frac{\partial p_i}{\partial s_j}=p_i(\delta_{ij}-p_j):\qquad\begin{aligned}
+      &J_{${m + 1},${m + 1}}=${tex(pm)}\,(1-${tex(pm)})=${tex(r.spread.J[m * n + m])},\quad
+      J_{${m + 1},${o + 1}}=-${tex(pm)}\cdot${tex(po)}=${tex(r.spread.J[m * n + o])}\quad(\div\sqrt{${dk}})\\
+      &\lVert J\rVert_F=${tex(r.peaked.frobenius)}\ \text{(no scale)},\quad ${tex(r.spread.frobenius)}\ (\div\sqrt{${dk}}),\quad
+      \sqrt{n-1}/n=${tex(r.uniformNorm)}\ \text{(uniform)}
+      \end{aligned}`, true);
+    return extent;
+  }
+
+  function drawCurves(s, dk) {
+    const { n } = s;
+    const uniform = Math.sqrt(n - 1) / n;
+    const lowest = (stat) => Math.min(...seriesOf(s, stat).flatMap((x) => x.points.map((p) => p.lo ?? p.y)));
+    const jLo = Math.min(lowest('jacobianNorm'), uniform) / 2, gLo = lowest('nonmaxGrad') / 2;
+    normPanel.plot.replaceChildren(sweepCurvesPlot({
+      series: seriesOf(s, 'jacobianNorm'), refs: [{ name: `uniform: √(n−1)/n = ${fmt(uniform)}`, y: uniform }],
+      marker: marker(dk), xTicks: DK_TICKS, colors: SERIES_COLORS.slice(0, 3),
+      xLabel: 'dₖ', yLabel: '‖J‖', yLog: true, yDomain: [jLo, 1], height: 300,
+    }), sweepData('‖J‖ against dₖ as a table', s, 'jacobianNorm'));
+    gradPanel.plot.replaceChildren(sweepCurvesPlot({
+      series: seriesOf(s, 'nonmaxGrad'), marker: marker(dk), xTicks: DK_TICKS, colors: SERIES_COLORS.slice(0, 3),
+      xLabel: 'dₖ', yLabel: 'mean ‖∂p/∂sⱼ‖ over non-max j', yLog: true, yDomain: [gLo, 1], height: 300,
+    }), sweepData('Non-max gradient against dₖ as a table', s, 'nonmaxGrad'));
+    const i = s.dks.indexOf(dk);
+    const rowsAt = (stat) => [
+      { name: SERIES.none, cells: [fmt(s.scales.none[stat].mean[i]), fmtInterval([s.scales.none[stat].lo[i], s.scales.none[stat].hi[i]]), fmt(s.scales.none[stat].median[i])] },
+      { name: SERIES.sqrt, cells: [fmt(s.scales.sqrt[stat].mean[i]), fmtInterval([s.scales.sqrt[stat].lo[i], s.scales.sqrt[stat].hi[i]]), fmt(s.scales.sqrt[stat].median[i])] },
+    ];
+    const head = [`at dₖ = ${dk}`, `mean of ${fmtInt(s.rows)}`, '95% interval', 'median'];
+    fillTable(normPanel.table, head, rowsAt('jacobianNorm'));
+    fillTable(gradPanel.table, head, rowsAt('nonmaxGrad'));
+  }
+
+  function drawChecks(r, s) {
+    const c = r.course, h = r.oneHot;
+    const n = c.p.length;
+    const cols = Array.from({ length: n }, (_, j) => `j = ${j + 1}`);
+    fillTable(checks.table, [`J for p = ${quote(c.p, 1)}`, ...cols, 'text says', 'row sum'],
+      Array.from({ length: n }, (_, i) => ({
+        name: `i = ${i + 1}`,
+        cells: [...Array.from(c.J.subarray(i * n, (i + 1) * n), (v) => fmt(v, 3)), c.claimed[i].toFixed(2), fmt(c.rowSums[i])],
+      })));
+    const last = s.dks.length - 1;
+    const lines = [
+      `The course text’s “gradients ≈ ${quote(c.claimed, 2)}” for weights ${quote(c.p, 1)} are the diagonal of J, ` +
+      `pᵢ(1 − pᵢ), which the engine computes as ${list(c.diagonal, 3)} (within ${fmt(c.error, 2)}). ` +
+      `They are not a gradient: each is how one weight responds to its own score. The gradient of p₁ with respect to the four ` +
+      `scores is J’s first column, ${list(c.gradP1, 2)} from softmaxBackward, and its entries sum to ${fmt(c.gradP1.reduce((a, v) => a + v, 0))}; ` +
+      `what training sends to the scores is J times ∂L/∂p. The example itself is healthy, as claimed: its ‖J‖ is ${fmt(c.frobenius, 4)}, ` +
+      `about as large as for uniform weights over 4 keys, √3/4 = ${fmt(Math.sqrt(3) / 4, 4)}.`,
+      `A one-hot p = (1, 0, …, 0) over ${h.n} keys has J = 0 exactly: the engine’s largest |Jᵢⱼ| is ${fmt(h.maxAbsJ)}, and softmaxBackward ` +
+      `returns a gradient whose largest entry is ${fmt(h.maxAbsGrad)} for an upstream gradient of norm ${fmt(h.upstreamNorm)}. ` +
+      `The forum post’s unscaled row ${quote(h.forum.scores)} is one-hot but for ${fmt(nonMaxMass(h.forum.p), 2)}, ` +
+      `and its ‖J‖ is ${fmt(h.forum.frobenius, 2)}.`,
+      `In float32, a weight below 2^(−149) ≈ e^(${fmt(Math.log(2 ** -149))}) rounds to 0, so a saturated row can be exactly one-hot: without the scale, ` +
+      `${s.scales.none.oneHot[last]} of the ${fmtInt(s.rows)} queries at dₖ = ${s.dks[last]} are, and send back exactly nothing.`,
+    ];
+    verdicts.replaceChildren(...lines.map((t) => { const el = paragraph(); el.textContent = t; return el; }));
+  }
+
+  return {
+    async update({ dk, n, rows, seed, query }) {
+      const [s, r] = await runBoth(run, figure, id,
+        { name: 'vanishingGradientsSweep', params: { n, rows, seed } },
+        { name: 'vanishingGradientsRow', params: { dk, n, seed, query } });
+      if (!s || !r) return;
+      drawRow(r);
+      drawCurves(s, dk);
+      drawChecks(r, s);
+      const i = s.dks.indexOf(dk);
+      const J = (k, w = 'mean') => fmt(s.scales[k].jacobianNorm[w][i]);
+      summary.textContent =
+        `At dₖ = ${dk} with ${n} keys and ${fmtInt(rows)} queries (seed ${seed}), the Frobenius norm ‖J‖ averages ${J('none')} without the scale ` +
+        `(median ${J('none', 'median')}) and ${J('sqrt')} with it; from dₖ = ${s.slopeFrom} on, the unscaled mean falls as ` +
+        `dₖ to the power ${fmt(s.jacobianSlope, 2)}. Query ${query} shown above${outside(query, rows)}: ‖J‖ = ${fmt(r.peaked.frobenius)} unscaled, ` +
+        `${fmt(r.spread.frobenius)} scaled.`;
+      figure.done();
+    },
+  };
+}
