@@ -62,24 +62,33 @@ void sample_softmax_rows(const SoftmaxRowStats& out, std::size_t dk, std::size_t
     softmax_rows(Mat<float>{p.data(), 1, n}, Mat<const float>{s.data(), 1, n});
     // the statistics, in double
     std::size_t m = 0;
-    double s2 = 0, s3 = 0, h = 0, mean_s = 0, var_s = 0;
+    for (std::size_t j = 1; j < n; ++j)
+      if (p[j] > p[m]) m = j;
+    // A = Σ_{j≠m} p_j and B = Σ_{j≠m} p_j², summed directly: for a nearly one-hot row 1 − p_m
+    // and Σp² − p_m² would cancel to noise, while these stay accurate.
+    double a = 0, b = 0, h = 0, mean_s = 0, var_s = 0;
     for (std::size_t j = 0; j < n; ++j) {
       const double pj = p[j];
-      if (p[j] > p[m]) m = j;
-      s2 += pj * pj;
-      s3 += pj * pj * pj;
+      if (j != m) { a += pj; b += pj * pj; }
       if (pj > 0) h -= pj * std::log(pj);
       mean_s += s[j];
     }
     mean_s /= n;
     for (std::size_t j = 0; j < n; ++j) var_s += (s[j] - mean_s) * (s[j] - mean_s);
-    // ‖e_j − p‖² = 1 − 2p_j + Σp²
-    double g = 0;
-    for (std::size_t j = 0; j < n; ++j)
-      if (j != m) g += p[j] * std::sqrt(std::max(0.0, 1 - 2.0 * p[j] + s2));
+    // ‖J‖_F² = Σ_i p_i²[(Σ_{j≠i} p_j)² + Σ_{j≠i} p_j²]  (row i of J is p_i(e_i − p))
+    // nonmax: ‖∂p/∂s_j‖₂ = ‖J e_j‖ = p_j·‖e_j − p‖, ‖e_j − p‖² = (Σ_{l≠j} p_l)² + Σ_{l≠j} p_l²
+    const double pm = p[m];
+    double jac2 = pm * pm * (a * a + b), g = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      if (j == m) continue;
+      const double pj = p[j], others = a - pj + pm, others_sq = b - pj * pj + pm * pm;
+      const double norm2 = others * others + others_sq;
+      jac2 += pj * pj * norm2;
+      g += pj * std::sqrt(norm2);
+    }
     out.max_weight[r] = p[m];
     out.entropy[r] = static_cast<float>(h);
-    out.jacobian[r] = static_cast<float>(std::sqrt(std::max(0.0, s2 - 2 * s3 + s2 * s2)));
+    out.jacobian[r] = static_cast<float>(std::sqrt(jac2));
     out.nonmax_grad[r] = static_cast<float>(n > 1 ? g / (n - 1) : 0);
     out.score_var[r] = static_cast<float>(n > 1 ? var_s / (n - 1) : 0);
   }

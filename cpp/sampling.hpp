@@ -30,7 +30,7 @@ void sample_dot_products(Vec<float> out, std::size_t dk, std::uint64_t seed, con
 //   s = scale · K q,  p = softmax(s), m = argmax p
 //   max_weight   p_m
 //   entropy      −Σ p_j log p_j                         (log n when uniform, 0 when one-hot)
-//   jacobian     ‖diag(p) − ppᵀ‖_F = √(Σp² − 2Σp³ + (Σp²)²)
+//   jacobian     ‖diag(p) − ppᵀ‖_F, summed without cancellation for nearly one-hot rows
 //   nonmax_grad  mean over j ≠ m of ‖∂p/∂s_j‖₂ = p_j·‖e_j − p‖₂: how much the weights can move
 //                when a logit that is not the largest moves
 //   score_var    the sample variance of s_1 … s_n; given q they are i.i.d. N(0, scale²‖q‖²),
