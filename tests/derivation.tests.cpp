@@ -97,10 +97,11 @@ TEST_CASE("unscaled softmax saturates and its gradient vanishes as d_k grows, sc
   const std::size_t n = 16;
   const RowMeans u4 = softmax_rows_mean(4, n, 1.f), u256 = softmax_rows_mean(256, n, 1.f);
   const RowMeans s4 = softmax_rows_mean(4, n, 0.5f), s256 = softmax_rows_mean(256, n, 1.f / 16);
-  CHECK(u256.max_weight > 0.95);              // nearly one-hot
-  CHECK(u256.entropy < 0.2);                  // far below log 16 ≈ 2.77
-  CHECK(u256.jacobian < 0.25 * u4.jacobian);  // the Jacobian collapses with it
-  CHECK(u256.nonmax_grad < 0.1 * s256.nonmax_grad);
+  // (400 rows: the SE of each mean is ≲ 0.015 for weights and entropies; margins are ≥ 3 SE)
+  CHECK(u256.max_weight > 0.85);                      // mostly one-hot (n = 16 keys)
+  CHECK(u256.entropy < 0.15 * s256.entropy);          // far below the scaled rows' entropy
+  CHECK(u256.jacobian < 0.5 * u4.jacobian);           // the Jacobian collapses with d_k
+  CHECK(u256.nonmax_grad < 0.2 * s256.nonmax_grad);   // and so does the gradient to the other keys
   // scaled: the same distribution of weights at every d_k (400 rows: SE ≈ 0.01)
   CHECK(std::abs(s256.max_weight - s4.max_weight) < 0.05);
   CHECK(std::abs(s256.entropy - s4.entropy) < 0.1);
