@@ -15,7 +15,8 @@ export function heatmapPlot({ values, rows, cols, rowLabel = 'row', colLabel = '
     ? { type: 'diverging', scheme: 'BuRd', domain: domain ?? [-extent, extent], legend: true, label }
     : { type: 'linear', scheme: 'blues', domain: domain ?? [0, extent], legend: true, label };
   const marks = [Plot.cell(cells, { x: 'j', y: 'i', fill: 'v', inset: 0.5 })];
-  if (cellText) marks.push(Plot.text(cells, { x: 'j', y: 'i', text: (c) => c.v.toFixed(2),
+  const cellLabel = (v) => (Math.abs(v) < 0.005 ? '0.00' : v.toFixed(2));  // never "-0.00"
+  if (cellText) marks.push(Plot.text(cells, { x: 'j', y: 'i', text: (c) => cellLabel(c.v),
     fill: (c) => (Math.abs(c.v) > 0.6 * extent ? 'white' : 'black'), fontSize: 10 }));
   return finishPlot(Plot.plot({
     width, height: height ?? Math.round(width * rows / cols) + 60, marginLeft: 40, marginBottom: 36,

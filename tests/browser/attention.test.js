@@ -1,0 +1,164 @@
+// The full-attention, exercises and claims steps in Chromium: they render and compute without
+// console errors, their controls recompute, a URL reproduces the numbers, and the exercise checks
+// and the seed corrections show computed values.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseNum, readouts, startHarness, waitForUpdates } from './harness.js';
+
+let h;
+beforeAll(async () => { h = await startHarness(); });
+afterAll(async () => { await h?.close(); });
+
+async function openStep(id, query = '') {
+  const p = await h.open(`?step=${id}${query}`);
+  await p.page.locator(`#${id} figure.live`).scrollIntoViewIfNeeded();
+  await waitForUpdates(p.page, id, 1);
+  return p;
+}
+// The per-query statistics table of full-attention, as rows of cell texts.
+const stats = (page) => page.$eval('#full-attention table.attention-stats', (t) =>
+  [...t.tBodies[0].rows].map((r) => [...r.cells].map((c) => c.textContent)));
+const updates = (page, id) => page.$eval(`#${id} figure.live`, (f) => Number(f.dataset.updates));
+async function pressRight(page, id, name, times = 1) {
+  const n = await updates(page, id);
+  await page.locator(`#${id} input[name="${name}"]`).focus();
+  for (let i = 0; i < times; i++) await page.keyboard.press('ArrowRight');
+  await waitForUpdates(page, id, n + 1);
+}
+
+describe('full-attention in Chromium', () => {
+  it('renders both heatmaps and per-row statistics; d_k and the causal mask recompute them', async () => {
+    const { page, errors, close } = await openStep('full-attention');
+    expect(await page.locator('#full-attention .attention-map:has(svg)').count()).toBe(4);  // weights and outputs, both sides
+    const before = await stats(page);
+    expect(before.length).toBe(8);  // n = 8 queries
+    // scaled rows (column 3) are never more peaked than unscaled (column 2)
+    for (const r of before) expect(parseNum(r[3])).toBeLessThanOrEqual(parseNum(r[2]) + 1e-3);
+
+    await pressRight(page, 'full-attention', 'dk', 2);  // 64 → 256
+    expect(await stats(page)).not.toEqual(before);
+    expect(await page.textContent('#full-attention .live-formula')).toContain('256');
+
+    const n = await updates(page, 'full-attention');
+    await page.selectOption('#full-attention select[name="causal"]', 'on');
+    await waitForUpdates(page, 'full-attention', n + 1);
+    const causal = await stats(page);
+    expect(causal.map((r) => r[1])).toEqual(['1', '2', '3', '4', '5', '6', '7', '8']);  // keys seen
+    expect(parseNum(causal[0][2])).toBe(1);  // query 1: all its weight on key 1, both sides
+    expect(parseNum(causal[0][3])).toBe(1);
+    expect(await page.textContent('#full-attention .attention-first-row')).toMatch(/v₁: 0 unscaled, 0 scaled/);
+    expect(page.url()).toContain('causal=on');
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('a URL with parameters reproduces the same numbers', async () => {
+    const query = '&n=6&dk=256&dv=2&causal=on&seed=5';
+    const a = await openStep('full-attention', query), b = await openStep('full-attention', query);
+    const first = await readouts(a.page, 'full-attention');
+    expect((await stats(a.page)).length).toBe(6);
+    expect(await readouts(b.page, 'full-attention')).toEqual(first);
+    expect(await b.page.textContent('#full-attention .live-formula')).toEqual(await a.page.textContent('#full-attention .live-formula'));
+    expect([...a.errors, ...b.errors]).toEqual([]);
+    await a.close();
+    await b.close();
+  });
+});
+
+describe('exercises in Chromium', () => {
+  it('checks a typed answer against √512 and the measured spread, by keyboard', async () => {
+    const { page, errors, close } = await openStep('exercises');
+    const input = page.locator('#exercises input[name="exercise-1-answer"]');
+    await input.fill('512');
+    await input.press('Enter');
+    await expect.poll(() => page.textContent('#exercises .exercise-feedback')).toMatch(/variance/);
+    await input.fill('22.6');
+    await input.press('Enter');
+    const text = await page.textContent('#exercises .exercise-feedback');
+    expect(text).toMatch(/^Correct: √512 = 22\.63, and the engine measured [\d.]+ \(95% interval \[[\d.]+, [\d.]+\]\) from 500 pairs, seed 1\./);
+    // the measured value comes from the engine and moves with the seed and the sample size
+    const measured = text.match(/measured ([\d.]+)/)[1];
+    await pressRight(page, 'exercises', 'pairs');
+    await expect.poll(() => page.textContent('#exercises .exercise-feedback')).toMatch(/from 1,000 pairs/);
+    expect((await page.textContent('#exercises .exercise-feedback')).match(/measured ([\d.]+)/)[1]).not.toBe(measured);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('each exercise control recomputes its own exercise, and the answers open from the keyboard', async () => {
+    const { page, errors, close } = await openStep('exercises');
+    const ex = (n) => `#exercises .exercise[data-exercise="${n}"]`;
+    // controls live beside their exercise
+    expect(await page.locator(`${ex(2)} input[name="threshold"]`).count()).toBe(1);
+    expect(await page.locator(`${ex(5)} input[name="peak"]`).count()).toBe(1);
+    const answer = (n) => page.locator(`${ex(n)} details.exercise-answer`).first();
+    await page.locator(`${ex(2)} details.exercise-answer > summary`).focus();
+    await page.keyboard.press('Enter');
+    expect(await answer(2).evaluate((d) => d.open)).toBe(true);
+    const ex2 = await page.textContent(`${ex(2)} .exercise-answer-body p`);
+    expect(ex2).toMatch(/With t = 0\.99, softmax\(x, 0, 0, 0\) counts as saturated from x = 5\.70? on/);
+    await pressRight(page, 'exercises', 'threshold');
+    expect(await page.textContent(`${ex(2)} .exercise-answer-body p`)).toMatch(/With t = 0\.999, .* from x = 8\.01 on/);
+
+    const before4 = await page.textContent(`${ex(4)} table.readout`);
+    await pressRight(page, 'exercises', 'dk');
+    expect(await page.textContent(`${ex(4)} table.readout`)).not.toBe(before4);
+    expect(await page.textContent(`${ex(4)} .live-formula`)).toContain('128');
+
+    const before5 = await page.textContent(`${ex(5)} table.readout`);
+    await pressRight(page, 'exercises', 'peak');
+    expect(await page.textContent(`${ex(5)} table.readout`)).not.toBe(before5);
+    expect(page.url()).toMatch(/peak=7/);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('a URL with parameters reproduces the same answers', async () => {
+    const query = '&dk=32&seed=9&pairs=1000&peak=4';
+    const a = await openStep('exercises', query), b = await openStep('exercises', query);
+    const all = (p) => p.$$eval('#exercises .exercise-answer-body', (ds) => ds.map((d) => d.textContent));
+    expect(await all(b.page)).toEqual(await all(a.page));
+    expect((await all(a.page))[0]).toMatch(/1,000 pairs, seed 9/);
+    expect([...a.errors, ...b.errors]).toEqual([]);
+    await a.close();
+    await b.close();
+  });
+});
+
+describe('claims in Chromium', () => {
+  const cell = (page, id, sel) => page.textContent(`#claims tr[data-claim="${id}"] ${sel}`);
+
+  it('shows every claim with a computed value and a verdict; the wrong ones say why', async () => {
+    const { page, errors, close } = await openStep('claims');
+    const rows = await page.locator('#claims tbody tr').count();
+    expect(rows).toBeGreaterThan(30);
+    expect(await cell(page, 'spread-3', '.claims-label')).toBe('wrong');
+    expect(await cell(page, 'spread-3', '.claims-value')).toBe('(0.0351, 0.2595, 0.7054)');
+    expect(await cell(page, 'spread-3', '.claims-reason')).toMatch(/weights of \[0, 1, 2\], \(0\.09, 0\.245, 0\.665\)/);
+    expect(await cell(page, 'example-5-softmax', '.claims-reason')).toMatch(/add up to 0\.85, not 1/);
+    expect(await cell(page, 'peaked-3', '.claims-reason')).toMatch(/ratio e\^0\.6 = 1\.82/);
+    expect(await cell(page, 'balanced', '.claims-label')).toBe('approximately');
+    expect(await cell(page, 'std-8', '.claims-label')).toBe('correct');
+    expect(await cell(page, 'std-8', '.claims-value')).toMatch(/^[\d.]+ ± [\d.]+ \(1,000 pairs, seed 1\)$/);
+    for (const id of ['easily', 'xavier', 'ratios-matter', 'float-small']) {
+      expect(await cell(page, id, '.claims-label')).toBe('misleading');
+      expect((await cell(page, id, '.claims-reason')).length).toBeGreaterThan(40);
+    }
+    expect(await page.getAttribute('#claims tr[data-claim="std-8"] a', 'href')).toBe('?step=dot-variance');
+    expect(await page.textContent('#claims .live-summary')).toMatch(/^Recomputed with seed 1 and 1,000 sampled pairs: of \d+ numbers/);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('a new seed changes the sampled values but no verdict; a URL reproduces them', async () => {
+    const verdicts = (p) => p.$$eval('#claims tbody tr', (trs) => trs.map((tr) => tr.dataset.verdict));
+    const a = await openStep('claims');
+    const b = await openStep('claims', '&seed=12&pairs=2000'), c = await openStep('claims', '&seed=12&pairs=2000');
+    expect(await verdicts(b.page)).toEqual(await verdicts(a.page));
+    expect(await cell(b.page, 'var-dk', '.claims-value')).not.toBe(await cell(a.page, 'var-dk', '.claims-value'));
+    expect(await cell(b.page, 'var-dk', '.claims-value')).toMatch(/2,000 pairs, seed 12/);
+    const body = (p) => p.textContent('#claims tbody');
+    expect(await body(c.page)).toBe(await body(b.page));
+    expect([...a.errors, ...b.errors, ...c.errors]).toEqual([]);
+    for (const p of [a, b, c]) await p.close();
+  });
+});

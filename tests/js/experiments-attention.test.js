@@ -1,0 +1,252 @@
+// The experiments of the full-attention, exercises and claims steps, run with the real engine
+// and checked against double-precision references written here from the math.
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { createEngine } from '../../web/engine.js';
+import { attentionCompare } from '../../web/experiments/full-attention.js';
+import { experiments as ex } from '../../web/experiments/exercises.js';
+import { claimsCheck, rangeTail } from '../../web/experiments/claims.js';
+import { judgeStd } from '../../web/steps/exercises.js';
+import { CLAIMS, SAMPLED_SE, claimRequests, reasonOf, shownValue, verdictOf } from '../../web/steps/claims.js';
+import { ORDER } from '../../web/steps/order.js';
+
+const engine = await createEngine();
+
+// Runs an experiment generator to completion; counts its progress reports.
+function drain(it) {
+  let yields = 0;
+  for (;;) {
+    const s = it.next();
+    if (s.done) return Object.assign(s.value, { yields });
+    yields++;
+  }
+}
+
+const softmax = (x) => {
+  const m = Math.max(...x), e = x.map((v) => Math.exp(v - m)), s = e.reduce((a, b) => a + b, 0);
+  return e.map((v) => v / s);
+};
+const entropy = (p) => -p.reduce((s, v) => (v > 0 ? s + v * Math.log(v) : s), 0);
+const row = (a, i, n) => Array.from(a.subarray(i * n, (i + 1) * n));
+const close = (a, b, tol) => a.every((v, i) => Math.abs(v - b[i]) <= tol);
+
+describe('attentionCompare (full-attention)', () => {
+  const base = { n: 8, dk: 64, dv: 4, seed: 3 };
+
+  it('computes softmax(scale·QKᵀ)V: weights from the returned scores, outputs from the weights and V', () => {
+    const r = drain(attentionCompare(engine, { ...base, causal: false }));
+    const { n, dv } = base;
+    for (const [side, scale] of [[r.unscaled, 1], [r.scaled, 1 / Math.sqrt(base.dk)]]) {
+      for (let i = 0; i < n; i++) {
+        const ref = softmax(row(r.scores, i, n).map((s) => s * scale));
+        // float weights of O(1) logits: a few ulps; scores of size ~8·3 lose ~1e-6 relative
+        expect(close(row(side.weights, i, n), ref, 2e-5), `row ${i}`).toBe(true);
+        expect(side.max[i]).toBeCloseTo(Math.max(...ref), 5);
+        expect(side.entropy[i]).toBeCloseTo(entropy(ref), 4);
+        for (let c = 0; c < dv; c++) {
+          let o = 0;
+          for (let j = 0; j < n; j++) o += side.weights[i * n + j] * r.v[j * dv + c];
+          expect(side.output[i * dv + c]).toBeCloseTo(o, 5);
+        }
+      }
+    }
+  });
+
+  it('scaled rows are flatter than unscaled ones on the same draw, row by row', () => {
+    const r = drain(attentionCompare(engine, { ...base, seed: 4, causal: false }));
+    let gap = 0;
+    for (let i = 0; i < base.n; i++) {
+      expect(r.scaled.max[i]).toBeLessThanOrEqual(r.unscaled.max[i] + 1e-6);
+      expect(r.scaled.entropy[i]).toBeGreaterThanOrEqual(r.unscaled.entropy[i] - 1e-5);
+      gap += r.unscaled.max[i] - r.scaled.max[i];
+    }
+    expect(gap / base.n).toBeGreaterThan(0.1);
+  });
+
+  it('the causal mask zeroes keys after the query, and row 1 is v₁ exactly', () => {
+    const r = drain(attentionCompare(engine, { ...base, causal: true }));
+    const { n } = base;
+    for (const side of [r.unscaled, r.scaled]) {
+      for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) expect(side.weights[i * n + j]).toBe(0);
+      expect(side.weights[0]).toBe(1);
+      expect(side.firstRowGap).toBe(0);
+      expect(side.entropy[1]).toBeLessThanOrEqual(Math.log(2) + 1e-6);
+    }
+    const open = drain(attentionCompare(engine, { ...base, causal: false }));
+    expect(open.scaled.firstRowGap).toBeGreaterThan(0);
+  });
+
+  it('a seed reproduces the draw and another seed changes it', () => {
+    const a = drain(attentionCompare(engine, { ...base, causal: false }));
+    const b = drain(attentionCompare(engine, { ...base, causal: false }));
+    const c = drain(attentionCompare(engine, { ...base, seed: base.seed + 1, causal: false }));
+    expect(b.scaled.weights).toEqual(a.scaled.weights);
+    expect(c.scaled.weights).not.toEqual(a.scaled.weights);
+  });
+});
+
+describe('the exercises', () => {
+  it('(1) measures the std of q·k at d_k = 512 near √512, and judges typed answers', () => {
+    const r = drain(ex.exerciseScoreStd(engine, { pairs: 2000, seed: 5 }));
+    expect(r.theory).toBe(Math.sqrt(512));
+    expect(Math.abs(r.std - Math.sqrt(512))).toBeLessThan(5 * r.stdSE);  // 2000 pairs: SE ≈ 0.36
+    expect(r.stdCI[0]).toBeLessThan(r.std);
+    expect(r.stdCI[1]).toBeGreaterThan(r.std);
+    expect(judgeStd(22.6, r).ok).toBe(true);
+    expect(judgeStd(22.6, r).text).toMatch(/^Correct/);
+    expect(judgeStd(512, r)).toMatchObject({ ok: false, text: expect.stringMatching(/variance/) });
+    expect(judgeStd(8, r)).toMatchObject({ ok: false, text: expect.stringMatching(/dₖ = 64/) });
+    expect(judgeStd(30, r)).toMatchObject({ ok: false, text: expect.stringMatching(/too large/) });
+    expect(judgeStd(NaN, r).ok).toBe(false);
+  });
+
+  it('(2) traces softmax(x, 0, 0, 0) = e^x/(e^x + 3) and finds each threshold at ln(3t/(1 − t))', () => {
+    const thresholds = [0.5, 0.9, 0.99, 0.999];
+    const r = drain(ex.exerciseSaturation(engine, { thresholds }));
+    expect(r.x.length).toBe(1001);
+    for (let i = 0; i < r.x.length; i += 7) {
+      const e = Math.exp(r.x[i]);
+      expect(Math.abs(r.p1[i] - e / (e + 3))).toBeLessThan(1e-6);
+      expect(Math.abs(r.rest[i] - 1 / (e + 3))).toBeLessThan(1e-6);
+    }
+    for (const c of r.crossings) {
+      const closed = Math.log((3 * c.t) / (1 - c.t));
+      expect(c.closedForm).toBeCloseTo(closed, 12);
+      expect(c.x).toBeGreaterThanOrEqual(closed - 1e-4);
+      expect(c.x).toBeLessThan(closed + r.step);
+    }
+    expect(drain(ex.exerciseSaturation(engine, { thresholds: [0.9999] })).crossings[0].x).toBeNull();  // ln(29997) > 10
+  });
+
+  it('(3) at initialisation the unscaled rows are more peaked and pass back a smaller Jacobian', () => {
+    const r = drain(ex.exerciseAblationPreview(engine, { dk: 256, seed: 6 }));
+    expect(r.unscaled.maxWeight.mean).toBeGreaterThan(r.scaled.maxWeight.mean + 10 * r.unscaled.maxWeight.se);
+    expect(r.unscaled.jacobianNorm.mean).toBeLessThan(r.scaled.jacobianNorm.mean);
+    expect(r.unscaled.entropy.mean).toBeLessThan(r.scaled.entropy.mean);
+  });
+
+  it('(4) the weights of one query are softmax(Kq/τ); the top weight falls and the entropy rises with τ', () => {
+    const dk = 64, n = 8, seed = 7;
+    const r = drain(ex.exerciseTemperature(engine, { dk, seed }));
+    const q = engine.sampleEntries({ count: dk, seed, stream: 0 }), k = engine.sampleEntries({ count: n * dk, seed, stream: 1 });
+    const s = Array.from({ length: n }, (_, j) => q.reduce((acc, v, c) => acc + v * k[j * dk + c], 0));
+    expect(r.taus).toEqual([0.5, 1, 2].map((f) => f * Math.sqrt(dk)));
+    r.taus.forEach((tau, t) => expect(close(row(r.weights, t, n), softmax(s.map((v) => v / tau)), 1e-5), `τ = ${tau}`).toBe(true));
+    for (let t = 1; t < 3; t++) {
+      expect(r.max[t]).toBeLessThan(r.max[t - 1]);
+      expect(r.entropy[t]).toBeGreaterThan(r.entropy[t - 1]);
+      expect(r.means[t].maxWeight.mean).toBeLessThan(r.means[t - 1].maxWeight.mean);
+    }
+  });
+
+  it('(5) the Jacobians are diag(p) − ppᵀ; uniform has norm √3/4, the peaked one its closed form', () => {
+    const r = drain(ex.exerciseJacobians(engine, { peak: 6 }));
+    for (const side of [r.peaked, r.uniform]) {
+      const p = Array.from(side.p);
+      for (let i = 0; i < 4; i++) for (let j = 0; j < 4; j++)
+        expect(side.jacobian[i * 4 + j]).toBeCloseTo(p[i] * ((i === j) - p[j]), 7);
+      expect(side.norm).toBeCloseTo(side.closedForm, 6);
+    }
+    expect(r.uniform.norm).toBeCloseTo(Math.sqrt(3) / 4, 6);
+    expect(r.peaked.p[0]).toBeCloseTo(Math.exp(6) / (Math.exp(6) + 3), 6);
+    expect(r.peaked.norm).toBeLessThan(0.05 * r.uniform.norm);
+  });
+});
+
+describe('claimsCheck (claims)', () => {
+  // What the four texts get wrong is not a matter of the seed: the same verdicts at every seed.
+  const EXPECTED = {
+    wrong: ['spread-3', 'peaked-3', 'example-5-softmax'],
+    approximately: ['balanced'],
+    misleading: ['easily', 'xavier', 'ratios-matter', 'float-small'],
+  };
+  const expectedVerdict = (id) => Object.entries(EXPECTED).find(([, ids]) => ids.includes(id))?.[0] ?? 'correct';
+
+  for (const seed of [1, 2, 3]) {
+    it(`gives every claim its verdict, at seed ${seed}`, () => {
+      const r = drain(claimsCheck(engine, { seed, pairs: 1000, claims: claimRequests() }));
+      expect(Object.keys(r.results).sort()).toEqual(CLAIMS.map((c) => c.id).sort());
+      for (const c of CLAIMS) {
+        const res = r.results[c.id];
+        const verdict = verdictOf(c, res);
+        expect(verdict, c.id).toBe(expectedVerdict(c.id));
+        expect(shownValue(c, res, { seed }), c.id).not.toMatch(c.id === 'overflow' ? /undefined/ : /undefined|NaN/);  // overflow shows NaN on purpose
+        if (verdict === 'wrong' || verdict === 'misleading') expect(reasonOf(c, res, verdict).length, c.id).toBeGreaterThan(20);
+      }
+    });
+  }
+
+  it('computes the deterministic examples as a double-precision softmax does', () => {
+    const r = drain(claimsCheck(engine, { seed: 1, pairs: 500, claims: claimRequests() })).results;
+    expect(close(r['spread-3'].values, softmax([100, 102, 103]), 1e-6)).toBe(true);
+    expect(close(r['spread-3'].alt, softmax([0, 1, 2]), 1e-6)).toBe(true);
+    expect(close(r['example-5'].values, softmax([9.2, -3.1, 8.8, -5.4, 1.2]), 1e-6)).toBe(true);
+    expect(r['example-5-softmax'].statedSum).toBeCloseTo(0.85, 12);
+    expect(r['peaked-3'].ratio).toBeCloseTo(Math.exp(0.6), 5);
+    expect(r['peaked-3'].gapNeeded).toBeCloseTo(Math.log(99), 12);
+    expect(r['overflow'].naive.every(Number.isNaN)).toBe(true);
+    expect(r['ratios-matter'].values[0]).toBe(0);
+    expect(r['grad-healthy'].diag.map((v) => +v.toFixed(6))).toEqual([0.21, 0.21, 0.16, 0.16]);
+    expect(r.xavier.theory).toBeCloseTo((2 * 512) / 576, 12);
+    // 32·64 entries, but correlated through the shared W: allow 15%
+    expect(Math.abs(r.xavier.values[0] - r.xavier.theory)).toBeLessThan(0.15 * r.xavier.theory);
+    expect(r.easily.theory).toBe(rangeTail(4, 45, 8));
+  });
+
+  it('the range-tail formula behind “easily” agrees with sampled rows of four normals', () => {
+    // 20,000 rows of four N(0, 1): the estimate of a probability p has SE √(p(1 − p)/20000) < 0.0036
+    const rows = 20000, z = engine.sampleEntries({ count: 4 * rows, seed: 9, stream: 3 });
+    for (const w of [1, 2, 3, 4]) {
+      let hits = 0;
+      for (let i = 0; i < rows; i++) {
+        const r4 = z.subarray(4 * i, 4 * i + 4);
+        if (Math.max(...r4) - Math.min(...r4) >= w) hits++;
+      }
+      const p = rangeTail(4, 2 * w, 2);  // σ = 2, range 2w: the same standardised range w
+      expect(Math.abs(hits / rows - p), `range ≥ ${w}σ`).toBeLessThan(5 * Math.sqrt(p * (1 - p) / rows) + 1e-4);
+    }
+  });
+
+  it('the sampled claims move with the seed, and more pairs shrink their standard errors', () => {
+    const run = (seed, pairs) => drain(claimsCheck(engine, { seed, pairs, claims: claimRequests().filter((c) => c.id === 'var-dk') })).results['var-dk'];
+    const a = run(1, 1000), b = run(2, 1000), c = run(1, 4000);
+    expect(a.values[0]).not.toBe(b.values[0]);
+    expect(c.se[0]).toBeLessThan(0.6 * a.se[0]);  // SE ∝ 1/√pairs: half, up to the sample's own spread
+    expect(Math.abs(a.values[0] - 64)).toBeLessThan(SAMPLED_SE * a.se[0]);
+  });
+
+  it('judges by the stated digits, by standard errors, and says “approximately” within a tenth', () => {
+    const c = { kind: 'rounding', stated: ['0.30'] };
+    expect(verdictOf(c, { values: [0.304] })).toBe('correct');
+    expect(verdictOf(c, { values: [0.28] })).toBe('approximately');
+    expect(verdictOf(c, { values: [0.2] })).toBe('wrong');
+    expect(verdictOf({ kind: 'rounding', stated: ['-0.68'] }, { values: [-5.4 / 8] })).toBe('correct');  // −0.675 rounds to −0.68
+    const s = { kind: 'sampled', stated: () => [64] };
+    expect(verdictOf(s, { values: [66], se: [1] })).toBe('correct');
+    expect(verdictOf(s, { values: [69], se: [1] })).toBe('approximately');
+    expect(verdictOf(s, { values: [80], se: [1] })).toBe('wrong');
+    expect(verdictOf({ kind: 'test', test: () => false }, {})).toBe('wrong');
+  });
+
+  it('the claims are short quotes, each linked to a step that exists in the derivation', () => {
+    for (const c of CLAIMS) {
+      const words = c.quote.split(/\s+/).filter((w) => /\p{L}/u.test(w));
+      expect(words.length, c.id).toBeLessThanOrEqual(12);
+      expect(ORDER, c.id).toContain(c.step);
+    }
+    expect(new Set(CLAIMS.map((c) => c.id)).size).toBe(CLAIMS.length);
+  });
+
+  // The source documents live beside the repository (../shared/seeds), as on every machine of
+  // this project and in CI. Missing documents fail the test rather than skip it.
+  const SEEDS = new URL('../../../shared/seeds', import.meta.url).pathname;
+  it('every quoted fragment appears in the source it is attributed to', () => {
+    expect(existsSync(SEEDS), `the source documents are expected at ${SEEDS}`).toBe(true);
+    const norm = (s) => s.replace(/\s+/g, ' ').trim();
+    const texts = Object.fromEntries(readdirSync(SEEDS).filter((f) => /^\d{3}_/.test(f)).map((f) => [f.slice(0, 3), norm(readFileSync(`${SEEDS}/${f}`, 'utf8'))]));
+    for (const c of CLAIMS) {
+      const fragments = c.quote.split(/[“”]|…/).map(norm).filter((f) => f.length > 3 && !/^[:→]/.test(f) && f !== '→');
+      for (const f of fragments) expect(c.sources.some((s) => texts[s]?.includes(f)), `${c.id}: “${f}”`).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,297 @@
+// (eq:exercises) The course section's five exercises, each answered by its own small experiment.
+// The questions are prose in web/sections/exercises.html; this module adds to each one its
+// controls, its plot, a way to check an answer and the computed answer itself.
+import { barsPlot } from '../plots/bars.js';
+import { curvesPlot } from '../plots/curves.js';
+import { heatmapPlot } from '../plots/heatmap.js';
+import { fmt, fmtInt, fmtInterval } from '../format.js';
+import { dataTable, fillTable, liveFormula, liveSummary, setTex } from '../readout.js';
+import './exercises.css';
+
+export const id = 'exercises';
+
+const THRESHOLDS = [0.5, 0.75, 0.9, 0.95, 0.99, 0.999];
+
+export const params = {
+  dk: { kind: 'stops', values: [4, 8, 16, 32, 64, 128, 256, 512], default: 64, label: 'dₖ (exercises 3 and 4)', spoken: 'd k', format: String },
+  seed: { kind: 'int', min: 0, max: 2 ** 31 - 1, default: 1, label: 'seed' },
+  pairs: { kind: 'stops', values: [200, 500, 1000, 2000, 5000, 10000, 20000], default: 500, label: 'sampled pairs', spoken: 'pairs', format: fmtInt },
+  threshold: { kind: 'stops', values: THRESHOLDS, default: 0.99, label: 'threshold t', spoken: 'threshold', format: String },
+  peak: { kind: 'stops', values: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], default: 6, label: 'peak logit x', spoken: 'peak logit', format: String },
+};
+
+// Which exercise each control belongs to (moved there from the figure's control bar).
+const CONTROL_HOME = { pairs: 1, threshold: 2, peak: 5 };
+
+const sub = (i) => String(i).replace(/\d/g, (d) => '₀₁₂₃₄₅₆₇₈₉'[d]);
+const tex = (x, d = 3) => (Math.abs(x) < 0.5 * 10 ** -d ? (0).toFixed(d) : x.toFixed(d));
+const pm = (m, digits = 3) => `${fmt(m.mean, digits)} ± ${fmt(m.se, 1)}`;
+// τ = f·√d_k is a whole number for the even powers of two: show it without decimals then.
+const isWhole = (t) => Math.abs(t - Math.round(t)) < 1e-9;
+const fmtTau = (t) => (isWhole(t) ? String(Math.round(t)) : fmt(t, 3));
+const texTau = (t) => (isWhole(t) ? String(Math.round(t)) : t.toFixed(2));
+const TAU_NAMES = ['½√dₖ', '√dₖ', '2√dₖ'];
+const TAU_TEX = [String.raw`\tfrac12\sqrt{d_k}`, String.raw`\sqrt{d_k}`, String.raw`2\sqrt{d_k}`];
+
+function el(tag, className, text) {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+// A folded answer: <details><summary>Show the answer</summary>…</details>.
+function answer(label = 'Show the answer') {
+  const details = el('details', 'exercise-answer');
+  details.append(el('summary', null, label));
+  const body = el('div', 'exercise-answer-body');
+  details.append(body);
+  return { details, body };
+}
+
+function readout() {
+  const t = el('table', 'readout');
+  return t;
+}
+
+// What the student typed, judged against the theory √d_k and the engine's measured spread.
+export function judgeStd(value, r) {
+  if (!Number.isFinite(value)) return { ok: false, text: 'Type a number first.' };
+  const rel = Math.abs(value - r.theory) / r.theory;
+  const inCI = r.stdCI[0] <= value && value <= r.stdCI[1];
+  const measured = `the engine measured ${fmt(r.std, 4)} (95% interval ${fmtInterval(r.stdCI, 4)}) from ${fmtInt(r.pairs)} pairs, seed ${r.seed}`;
+  if (rel <= 0.02)
+    return { ok: true, text: `Correct: √${r.dk} = ${fmt(r.theory, 4)}, and ${measured}.` };
+  if (Math.abs(value - r.varianceTheory) <= 0.02 * r.varianceTheory)
+    return { ok: false, text: `${fmt(value, 4)} is the variance of q·k, not its standard deviation. Take the square root.` };
+  if (Math.abs(value - r.stdAt64) <= 0.02 * r.stdAt64)
+    return { ok: false, text: `${fmt(value, 4)} is the standard deviation at dₖ = 64. Here dₖ = ${r.dk}.` };
+  if (inCI)
+    return { ok: false, text: `${fmt(value, 4)} lies inside the engine’s 95% interval, but it is not the exact value: Var(q·k) = dₖ gives it in closed form.` };
+  return { ok: false, text: `Not quite: ${fmt(value, 4)} is ${value > r.theory ? 'too large' : 'too small'}. Hint: Var(q·k) = dₖ, and the standard deviation is the square root of the variance.` };
+}
+
+export function mount(figure, { run }) {
+  const fig = figure.body.closest('figure');
+  const ex = {};
+  for (const div of fig.querySelectorAll('.exercise')) {
+    const n = Number(div.dataset.exercise);
+    const controls = el('div', 'controls exercise-controls');
+    div.append(controls);
+    ex[n] = { div, controls };
+    figure.body.append(div);
+  }
+  // Each exercise's own controls move next to its question; dₖ and the seed stay on top.
+  for (const [name, n] of Object.entries(CONTROL_HOME)) {
+    const control = fig.querySelector(`.controls [data-param="${name}"]`)?.closest('.control');
+    if (control && ex[n]) ex[n].controls.append(control);
+  }
+  for (const e of Object.values(ex)) if (!e.controls.children.length) e.controls.remove();
+  const summary = liveSummary();
+  figure.body.append(summary);
+
+  // (1) type, check, reveal
+  const e1 = ex[1];
+  const form = el('form', 'exercise-check');
+  const inputId = `exercise-1-answer-${Math.random().toString(36).slice(2, 8)}`;
+  const label = el('label', null, 'Your answer: std of q·k ≈');
+  label.htmlFor = inputId;
+  const input = Object.assign(el('input'), { type: 'number', step: 'any', id: inputId, inputMode: 'decimal' });
+  input.name = 'exercise-1-answer';
+  const check = Object.assign(el('button', null, 'Check'), { type: 'submit', disabled: true });
+  const feedback = el('p', 'exercise-feedback');
+  feedback.setAttribute('aria-live', 'polite');
+  form.append(label, input, check);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const r = e1.result;
+    if (!r) return;
+    const verdict = judgeStd(input.value.trim() === '' ? NaN : Number(input.value), r);
+    feedback.textContent = verdict.text;
+    feedback.dataset.ok = String(verdict.ok);
+  });
+  const a1 = answer();
+  e1.formula = liveFormula();
+  e1.table = readout();
+  e1.text = el('p');
+  a1.body.append(e1.formula, e1.table, e1.text);
+  e1.div.append(form, feedback, a1.details);
+
+  // (2) the curve of the four weights, the threshold, the crossing
+  const e2 = ex[2];
+  e2.plot = el('div', 'plot');
+  e2.data = el('div');
+  const a2 = answer();
+  e2.formula = liveFormula();
+  e2.table = readout();
+  e2.text = el('p');
+  a2.body.append(e2.formula, e2.table, e2.text);
+  e2.div.append(e2.plot, e2.data, a2.details);
+
+  // (3) the link, and what the two runs start from
+  const e3 = ex[3];
+  // Once the training step is on the page, point at it instead of at the stand-in.
+  const note = e3.div.querySelector('.exercise-ablation-note');
+  if (note && document.getElementById('training-ablation')) {
+    const a = el('a', null, 'training step');
+    a.href = '?step=training-ablation';
+    note.replaceChildren('The ', a, ' runs exactly this experiment, live in your browser.');
+  }
+  const a3 = answer('Show what the two runs start from');
+  e3.table = readout();
+  e3.text = el('p');
+  a3.body.append(e3.table, e3.text);
+  e3.div.append(a3.details);
+
+  // (4) bars of one query's weights at three temperatures
+  const e4 = ex[4];
+  e4.formula = liveFormula();
+  e4.plot = el('div', 'plot');
+  e4.data = el('div');
+  const a4 = answer();
+  e4.table = readout();
+  e4.text = el('p');
+  a4.body.append(e4.table, e4.text);
+  e4.div.append(e4.formula, e4.plot, e4.data, a4.details);
+
+  // (5) two Jacobians as heatmaps
+  const e5 = ex[5];
+  e5.formula = liveFormula();
+  e5.plots = el('div', 'exercise-jacobians');
+  e5.data = el('div');
+  const a5 = answer();
+  e5.table = readout();
+  e5.text = el('p');
+  a5.body.append(e5.table, e5.text);
+  e5.div.append(e5.formula, e5.plots, e5.data, a5.details);
+
+  const draw = {
+    1(r) {
+      check.disabled = false;
+      setTex(e1.formula, String.raw`\operatorname{Var}(q\cdot k)=d_k\ \Rightarrow\ \sigma(q\cdot k)=\sqrt{d_k}=\sqrt{${r.dk}}=${tex(r.theory, 2)},\qquad \hat\sigma=${tex(r.std, 2)}`, true);
+      fillTable(e1.table, ['', 'value', '95% interval'], [
+        { name: 'theory √dₖ', cells: [fmt(r.theory, 4), ''] },
+        { name: `measured (${fmtInt(r.pairs)} pairs, seed ${r.seed})`, cells: [fmt(r.std, 4), fmtInterval(r.stdCI, 4)],
+          outside: !(r.stdCI[0] <= r.theory && r.theory <= r.stdCI[1]) },
+      ]);
+      e1.text.textContent = `The variance of q·k is dₖ = ${r.dk}, so the standard deviation is √${r.dk} ≈ ${fmt(r.theory, 4)}: ` +
+        `a typical unscaled score is about ${fmt(r.theory / Math.sqrt(64), 3)} times wider than at dₖ = 64. ` +
+        `The engine’s sample standard deviation is ${fmt(r.std, 4)} ± ${fmt(r.stdSE, 2)} (one standard error).`;
+      if (feedback.textContent && input.value.trim() !== '') form.requestSubmit();  // re-judge against the new measurement
+    },
+    2(r, { threshold }) {
+      const stride = Math.round(0.25 / r.step);
+      const pts = (ys) => Array.from({ length: Math.floor((r.x.length - 1) / stride) + 1 }, (_, k) => ({ x: r.x[k * stride], y: ys[k * stride] }));
+      const c = r.crossings.find((cr) => cr.t === threshold);
+      const refs = [{ name: `t = ${threshold}`, y: threshold }];
+      if (c.x !== null) refs.push({ name: `x = ${fmt(c.x, 3)}`, points: [{ x: c.x, y: 0 }, { x: c.x, y: 1 }] });
+      e2.plot.replaceChildren(curvesPlot({
+        series: [{ name: 'p₁ (the logit x)', points: pts(r.p1) }, { name: 'p₂ = p₃ = p₄ (the zeros)', points: pts(r.rest) }],
+        refs, xLabel: 'x', yLabel: 'weight', yDomain: [0, 1], height: 260,
+        ariaLabel: `The four weights of softmax(x, 0, 0, 0) for x from 0 to ${r.xMax}, with the threshold ${threshold}`,
+      }));
+      const ints = Array.from({ length: r.xMax + 1 }, (_, i) => Math.round(i / r.step));
+      e2.data.replaceChildren(dataTable('The weights as a table', ['x', 'p₁', 'p₂ = p₃ = p₄'],
+        ints.map((i) => [String(Number(r.x[i].toFixed(2))), fmt(r.p1[i], 4), fmt(r.rest[i], 4)])));
+      setTex(e2.formula, String.raw`p_1(x)=\frac{e^x}{e^x+3}>t\iff x>\ln\frac{3t}{1-t}=\ln\frac{3\cdot ${threshold}}{1-${threshold}}=${tex(c.closedForm, 2)}`, true);
+      fillTable(e2.table, ['threshold t', `first x on the grid (step ${r.step})`, 'closed form ln(3t/(1 − t))'],
+        r.crossings.map((cr) => ({ name: String(cr.t), cells: [cr.x === null ? `none up to ${r.xMax}` : fmt(cr.x, 3), fmt(cr.closedForm, 4)] })));
+      const c90 = r.crossings.find((cr) => cr.t === 0.9);
+      e2.text.textContent = c.x === null
+        ? `With t = ${threshold} the largest weight does not pass the threshold for x up to ${r.xMax}.`
+        : `With t = ${threshold}, softmax(x, 0, 0, 0) counts as saturated from x = ${fmt(c.x, 3)} on ` +
+          `(t = 0.9 is passed already at x = ${fmt(c90.x, 3)}). Each extra unit of x divides the small weights by about e, ` +
+          `so a logit gap of a few units is enough. Two unscaled scores at dₖ = 64 differ by a normal amount with standard deviation ` +
+          `√(2·64) ≈ ${fmt(Math.sqrt(2 * 64), 3)}: gaps of this size are common.`;
+    },
+    3(r) {
+      const rows = [['unscaled (scale 1)', r.unscaled], [`scaled (1/√${r.dk})`, r.scaled]];
+      fillTable(e3.table, ['', 'max weight', 'entropy (nats)', '‖J‖_F', 'non-max gradient'],
+        rows.map(([name, m]) => ({ name, cells: [pm(m.maxWeight), pm(m.entropy), pm(m.jacobianNorm), pm(m.nonmaxGrad)] })));
+      e3.text.textContent =
+        `Means over ${r.rows} random queries against ${r.n} keys at dₖ = ${r.dk} (seed ${r.seed}, ± one standard error). ` +
+        `Without the scale the rows put ${fmt(r.unscaled.maxWeight.mean)} of their weight on one key on average; the softmax Jacobian, ` +
+        `which carries every gradient to the scores, is ${fmt(r.scaled.jacobianNorm.mean / r.unscaled.jacobianNorm.mean, 3)} times smaller than with it, ` +
+        `and the gradient reaching a score that is not the largest is ${fmt(r.scaled.nonmaxGrad.mean / r.unscaled.nonmaxGrad.mean, 3)} times smaller. ` +
+        `So expect the unscaled run to start slower, and more so at larger dₖ: the scores of all but the top key hardly learn until the logits shrink.`;
+    },
+    4(r) {
+      const keys = Array.from({ length: r.n }, (_, j) => `k${sub(j + 1)}`);
+      const names = r.taus.map((t, i) => `τ = ${TAU_NAMES[i]} = ${fmtTau(t)}`);
+      const w = (t) => Array.from(r.weights.subarray(t * r.n, (t + 1) * r.n));
+      setTex(e4.formula, String.raw`p=\operatorname{softmax}(Kq/\tau),\qquad \tau\in\{${r.taus.map((t, i) => `${TAU_TEX[i]}=${texTau(t)}`).join(',\\ ')}\},\quad d_k=${r.dk}`, true);
+      e4.plot.replaceChildren(barsPlot({
+        categories: keys, series: names.map((name, t) => ({ name, values: w(t) })), yLabel: 'weight', height: 240,
+        ariaLabel: `The weights of one query over ${r.n} keys at three temperatures`,
+      }));
+      e4.data.replaceChildren(dataTable('The weights as a table', ['key', ...names],
+        keys.map((k, j) => [k, ...r.taus.map((_, t) => fmt(r.weights[t * r.n + j], 3))])));
+      fillTable(e4.table, ['τ', 'max weight (this query)', 'entropy (this query)', `mean max weight (${r.rows} queries)`, `mean entropy (${r.rows} queries)`],
+        r.taus.map((t, i) => ({ name: names[i], cells: [fmt(r.max[i]), fmt(r.entropy[i]), pm(r.means[i].maxWeight), pm(r.means[i].entropy)] })));
+      e4.text.textContent =
+        `Halving τ doubles every gap between the logits, so the top key takes more: its weight goes ` +
+        `${Array.from(r.max, (m) => fmt(m)).join(' → ')} as τ goes from ½√dₖ to 2√dₖ, while the entropy rises ` +
+        `${Array.from(r.entropy, (h) => fmt(h)).join(' → ')} nats (uniform would be log ${r.n} = ${fmt(r.logN)}). ` +
+        `τ below √dₖ sharpens the pattern towards one key; τ above it spreads the weight out.`;
+    },
+    5(r) {
+      const extent = Math.max(r.peaked.maxAbs, r.uniform.maxAbs);
+      const map = (side, title) => {
+        const wrap = el('div', 'exercise-jacobian');
+        wrap.append(el('h3', null, title), heatmapPlot({
+          values: side.jacobian, rows: r.n, cols: r.n, rowLabel: 'row i', colLabel: 'column j', label: '∂pᵢ/∂xⱼ', diverging: true,
+          domain: [-extent, extent], width: 220, ariaLabel: `${r.n}×${r.n} softmax Jacobian, ${title}`,
+        }));
+        return wrap;
+      };
+      e5.plots.replaceChildren(map(r.peaked, `peaked: softmax(${r.peak}, 0, 0, 0)`), map(r.uniform, 'uniform: softmax(0, 0, 0, 0)'));
+      const row = (p) => Array.from(p, (v) => tex(v, 3)).join(',\\ ');
+      setTex(e5.formula, String.raw`J=\operatorname{diag}(p)-pp^\top,\qquad p_{\text{peaked}}=(${row(r.peaked.p)}),\quad p_{\text{uniform}}=(${row(r.uniform.p)})`, true);
+      const cols = ['i \\ j', ...Array.from({ length: r.n }, (_, j) => `j = ${j + 1}`)];
+      const asRows = (side, name) => Array.from({ length: r.n }, (_, i) => [`${name} i = ${i + 1}`, ...Array.from(side.jacobian.subarray(i * r.n, (i + 1) * r.n), (v) => fmt(v, 3))]);
+      e5.data.replaceChildren(dataTable('Both Jacobians as a table', cols, [...asRows(r.peaked, 'peaked'), ...asRows(r.uniform, 'uniform')]));
+      fillTable(e5.table, ['', 'largest weight', '‖J‖_F (engine)', 'closed form', 'largest |Jᵢⱼ|'], [
+        { name: 'peaked', cells: [fmt(r.peaked.p[0], 4), fmt(r.peaked.norm, 4), fmt(r.peaked.closedForm, 4), fmt(r.peaked.maxAbs, 4)] },
+        { name: 'uniform', cells: [fmt(r.uniform.p[0], 4), fmt(r.uniform.norm, 4), `√${r.n - 1}/${r.n} = ${fmt(r.uniformTheory, 4)}`, fmt(r.uniform.maxAbs, 4)] },
+      ]);
+      e5.text.textContent =
+        `The peaked Jacobian’s Frobenius norm is ${fmt(r.peaked.norm, 3)}, ${fmt(r.uniform.norm / r.peaked.norm, 3)} times smaller than the uniform one’s ` +
+        `(${fmt(r.uniform.norm, 3)}). Every gradient that reaches the logits passes through J, so a saturated softmax passes back almost nothing: ` +
+        `the logits of a peaked row barely learn, while a uniform row responds to every key.`;
+    },
+  };
+
+  const JOBS = [
+    { n: 1, name: 'exerciseScoreStd', args: (v) => ({ pairs: v.pairs, seed: v.seed }), channel: null },
+    { n: 2, name: 'exerciseSaturation', args: () => ({ thresholds: THRESHOLDS }), channel: 'exercises:2' },
+    { n: 3, name: 'exerciseAblationPreview', args: (v) => ({ dk: v.dk, seed: v.seed }), channel: 'exercises:3' },
+    { n: 4, name: 'exerciseTemperature', args: (v) => ({ dk: v.dk, seed: v.seed }), channel: 'exercises:4' },
+    { n: 5, name: 'exerciseJacobians', args: (v) => ({ peak: v.peak }), channel: 'exercises:5' },
+  ];
+  const cache = {};
+
+  return {
+    async update(values) {
+      const results = await Promise.all(JOBS.map(async (job) => {
+        const args = job.args(values);
+        const key = JSON.stringify(args);
+        if (cache[job.n]?.key !== key) {
+          // exercise 1 runs on the step's own channel, so the Stop button can stop a long sample
+          const opts = job.channel ? { channel: job.channel } : { onProgress: figure.progress };
+          const r = await run(job.name, args, opts);
+          if (!r) return null;  // superseded by a newer request
+          cache[job.n] = { key, result: r };
+        }
+        return cache[job.n].result;
+      }));
+      if (results.some((r) => r === null)) return;
+      results.forEach((r, i) => { ex[JOBS[i].n].result = r; draw[JOBS[i].n](r, values); });
+      const [r1, , r3] = results;
+      summary.textContent =
+        `Recomputed: ${fmtInt(r1.pairs)} sampled pairs at dₖ = ${r1.dk} for exercise 1 (seed ${r1.seed}), ` +
+        `softmax(x, 0, 0, 0) at ${fmtInt(results[1].x.length)} values of x, ${r3.rows} random queries at dₖ = ${r3.dk} for exercises 3 and 4, ` +
+        `and two ${results[4].n}×${results[4].n} Jacobians with peak logit ${values.peak}. Open the answers to compare with yours.`;
+      figure.done();
+    },
+  };
+}

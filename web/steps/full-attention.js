@@ -1,0 +1,125 @@
+// (eq:full-attention) softmax(QKᵀ/√d_k)V on one random draw, unscaled beside scaled, with the
+// causal mask as a toggle: the attention weights and the outputs as heatmaps, per-row peakedness.
+import { heatmapPlot } from '../plots/heatmap.js';
+import { fmt } from '../format.js';
+import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex } from '../readout.js';
+import './full-attention.css';
+
+export const id = 'full-attention';
+
+const sub = (i) => String(i).replace(/\d/g, (d) => '₀₁₂₃₄₅₆₇₈₉'[d]);
+
+export const params = {
+  n: { kind: 'stops', values: [4, 5, 6, 7, 8, 9, 10, 11, 12], default: 8, label: 'positions n', spoken: 'positions', format: String },
+  dk: { kind: 'stops', values: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], default: 64, label: 'dₖ', spoken: 'd k', format: String },
+  dv: { kind: 'stops', values: [1, 2, 3, 4, 6, 8], default: 4, label: 'dᵥ', spoken: 'd v', format: String },
+  causal: { kind: 'choice', options: { off: 'off', on: 'on: query i sees keys j ≤ i' }, default: 'off', label: 'causal mask' },
+  row: { kind: 'int', min: 1, max: 12, default: 2, label: 'query shown' },
+  seed: { kind: 'int', min: 0, max: 2 ** 31 - 1, default: 1, label: 'seed' },
+};
+
+// A number for TeX: fixed decimals, a plain hyphen for the sign (KaTeX typesets it as a minus).
+const tex = (x, d = 2) => (Math.abs(x) < 0.5 * 10 ** -d ? (0).toFixed(d) : x.toFixed(d));
+const texRow = (xs, d = 2) => Array.from(xs, (x) => tex(x, d)).join(',\\ ');
+const mean = (xs) => xs.reduce((s, x) => s + x, 0) / xs.length;
+
+export function mount(figure, { run }) {
+  const formula = liveFormula();
+  const rowLabel = document.createElement('p');
+  rowLabel.className = 'attention-row-label';
+  const rowFormula = liveFormula();
+  const sides = {
+    unscaled: panel('unscaled: softmax(QKᵀ) V'),
+    scaled: panel('scaled: softmax(QKᵀ/√dₖ) V'),
+  };
+  for (const p of Object.values(sides)) {
+    p.table.remove();  // one shared table below compares the two sides row by row
+    p.maps = document.createElement('div');
+    p.maps.className = 'attention-maps';
+    p.plot.append(p.maps);
+  }
+  const statsTitle = document.createElement('h3');
+  statsTitle.textContent = 'Per-query peakedness: the largest weight and the entropy (in nats) of each row';
+  const stats = document.createElement('table');
+  stats.className = 'readout attention-stats';
+  const firstRow = document.createElement('p');
+  firstRow.className = 'attention-first-row';
+  const summary = liveSummary();
+  figure.body.append(formula, rowLabel, rowFormula, grid(sides.unscaled.el, sides.scaled.el), statsTitle, stats, firstRow, summary);
+
+  function draw(side, r, label, n, dv, outDomain) {
+    const cell = Math.min(36, Math.floor(320 / n));
+    const height = cell * n + 56;
+    const w = heatmapPlot({
+      values: r.weights, rows: n, cols: n, rowLabel: 'query i', colLabel: 'key j', label: 'weight',
+      domain: [0, 1], width: cell * n + 60, height, ariaLabel: `${n}×${n} attention weights, ${label}`,
+    });
+    const o = heatmapPlot({
+      values: r.output, rows: n, cols: dv, rowLabel: 'query i', colLabel: 'output dim', label: 'output',
+      diverging: true, domain: outDomain, width: Math.max(cell * dv + 60, 110), height,
+      ariaLabel: `${n}×${dv} output rows, ${label}`,
+    });
+    const wrapW = document.createElement('div');
+    const wrapO = document.createElement('div');
+    wrapW.className = 'attention-map';
+    wrapO.className = 'attention-map';
+    wrapW.append(w);
+    wrapO.append(o);
+    side.maps.replaceChildren(wrapW, wrapO);
+    const cols = ['query', ...Array.from({ length: n }, (_, j) => `weight k${sub(j + 1)}`), ...Array.from({ length: dv }, (_, c) => `out${sub(c + 1)}`)];
+    const rows = Array.from({ length: n }, (_, i) => [
+      `q${sub(i + 1)}`,
+      ...Array.from(r.weights.subarray(i * n, (i + 1) * n), (x) => fmt(x, 3)),
+      ...Array.from(r.output.subarray(i * dv, (i + 1) * dv), (x) => fmt(x, 3)),
+    ]);
+    side.plot.querySelector('details')?.remove();
+    side.plot.append(dataTable(`Weights and outputs (${label}) as a table`, cols, rows));
+  }
+
+  return {
+    async update({ n, dk, dv, causal, row, seed }) {
+      const r = await run('attentionCompare', { n, dk, dv, seed, causal: causal === 'on' }, { onProgress: figure.progress });
+      if (!r) return;
+      const masked = r.causal;
+      let outMax = 1e-6;
+      for (const s of [r.unscaled, r.scaled]) for (const x of s.output) outMax = Math.max(outMax, Math.abs(x));
+      draw(sides.unscaled, r.unscaled, 'unscaled', n, dv, [-outMax, outMax]);
+      draw(sides.scaled, r.scaled, `scaled by 1/√${dk}`, n, dv, [-outMax, outMax]);
+
+      setTex(formula, String.raw`O=\operatorname{softmax}\!\Big(\frac{QK^\top}{\sqrt{${dk}}}${masked ? '+M' : ''}\Big)V,\qquad
+        Q,K\in\mathbb{R}^{${n}\times ${dk}},\ V\in\mathbb{R}^{${n}\times ${dv}},\ O\in\mathbb{R}^{${n}\times ${dv}}
+        ${masked ? String.raw`,\quad M_{ij}=\begin{cases}0 & j\le i\\ -\infty & j>i\end{cases}` : ''}`, true);
+      const i = Math.min(row, n);
+      const seen = masked ? i : n;
+      const scaledW = r.scaled.weights.subarray((i - 1) * n, i * n);
+      const rawW = r.unscaled.weights.subarray((i - 1) * n, i * n);
+      const s = r.scores.subarray((i - 1) * n, (i - 1) * n + seen);
+      setTex(rowFormula, String.raw`\begin{aligned}
+        s_{${i}}&=(q_{${i}}\cdot k_j)_{j=1}^{${seen}}=(${texRow(s, 1)})\\
+        \operatorname{softmax}(s_{${i}}/\sqrt{${dk}})&=(${texRow(scaledW.subarray(0, seen))})\\
+        \operatorname{softmax}(s_{${i}})&=(${texRow(rawW.subarray(0, seen))})
+        \end{aligned}`, true);
+      rowLabel.textContent = `Query ${i}${row > n ? ` (the control asks for query ${row}, but there are only ${n})` : ''}: ` +
+        `its scores against the ${masked ? `${seen} key${seen > 1 ? 's' : ''} it may see` : `${n} keys`}, and its weights with and without the scale.`;
+
+      fillTable(stats, ['query', 'keys seen', 'max weight, unscaled', 'max weight, scaled', 'entropy, unscaled', 'entropy, scaled', 'log(keys seen)'],
+        Array.from({ length: n }, (_, q) => {
+          const keys = masked ? q + 1 : n;
+          return { name: `q${sub(q + 1)}`, cells: [String(keys), fmt(r.unscaled.max[q]), fmt(r.scaled.max[q]),
+            fmt(r.unscaled.entropy[q]), fmt(r.scaled.entropy[q]), fmt(Math.log(keys))] };
+        }));
+
+      firstRow.textContent = masked
+        ? `Causal mask on: query 1 sees only key 1, so its weight row is (1, 0, …, 0) on both sides and its output ` +
+          `is v₁ itself (largest difference from v₁: ${fmt(r.unscaled.firstRowGap)} unscaled, ${fmt(r.scaled.firstRowGap)} scaled).`
+        : `Causal mask off: every query sees all ${n} keys; output row 1 differs from v₁ by up to ` +
+          `${fmt(r.unscaled.firstRowGap)} (unscaled) and ${fmt(r.scaled.firstRowGap)} (scaled).`;
+
+      summary.textContent =
+        `With n = ${n}, dₖ = ${dk} and seed ${seed}${masked ? ', causal' : ''}, the unscaled rows put on average ` +
+        `${fmt(mean(r.unscaled.max))} of their weight on one key (mean entropy ${fmt(mean(r.unscaled.entropy))} nats); ` +
+        `divided by √${dk} the mean largest weight is ${fmt(mean(r.scaled.max))} (mean entropy ${fmt(mean(r.scaled.entropy))}).`;
+      figure.done(r);
+    },
+  };
+}
