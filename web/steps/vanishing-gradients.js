@@ -14,17 +14,12 @@ export const params = SWEEP_PARAMS;
 
 const MEDIAN = 'q·k (no scale), median';
 
-// The engine's per-row ‖J‖ is √(Σp² − 2Σp³ + (Σp²)²) in double, which cancels when p is nearly
-// one-hot: below about 10⁻⁸ it returns rounding noise or 0 (the non-max gradient has no such
-// limit). Above 10⁻⁶ its relative error is under 10⁻³, so medians below that are not drawn.
-const J_RESOLUTION = 1e-6;
-
 // Mean (with its 95% interval where the interval is positive: the y axis is logarithmic) and,
 // for the unscaled rows, the median, of one statistic against d_k.
 function seriesOf(s, stat) {
   const pts = (k, which) => s.dks.map((x, i) => {
     const v = s.scales[k][stat];
-    if (which === 'median') return { x, y: stat === 'jacobianNorm' && v.median[i] < J_RESOLUTION ? 0 : v.median[i] };
+    if (which === 'median') return { x, y: v.median[i] };
     return v.lo[i] > 0 ? { x, y: v.mean[i], lo: v.lo[i], hi: v.hi[i] } : { x, y: v.mean[i] };
   }).filter((p) => p.y > 0);
   return [{ name: SERIES.none, points: pts('none') }, { name: SERIES.sqrt, points: pts('sqrt') }, { name: MEDIAN, points: pts('none', 'median') }];
@@ -34,7 +29,7 @@ function sweepData(caption, s, stat) {
   const cols = ['dₖ', `${SERIES.none}: mean`, '95% interval', 'median', `${SERIES.sqrt}: mean`, '95% interval', 'exactly one-hot (no scale)'];
   const rows = s.dks.map((dk, i) => {
     const a = s.scales.none[stat], b = s.scales.sqrt[stat];
-    const med = stat === 'jacobianNorm' && a.median[i] < J_RESOLUTION ? `below ${fmt(J_RESOLUTION)}` : fmt(a.median[i]);
+    const med = fmt(a.median[i]);
     return [String(dk), fmt(a.mean[i]), fmtInterval([a.lo[i], a.hi[i]]), med, fmt(b.mean[i]),
       fmtInterval([b.lo[i], b.hi[i]]), `${s.scales.none.oneHot[i]} of ${s.rows}`];
   });
