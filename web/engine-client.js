@@ -15,6 +15,7 @@ export function connectEngine() {
     }
     const p = pending.get(data.id);
     if (!p) return;
+    if (!('progress' in data)) performance.mark('attnlab:received', { detail: data.id });
     if ('progress' in data) { p.onProgress?.(data.progress); return; }
     pending.delete(data.id);
     if (data.superseded) p.resolve(null);
@@ -27,6 +28,7 @@ export function connectEngine() {
     const id = nextId++;
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject, ...handlers });
+      performance.mark('attnlab:posted', { detail: id });  // marks for DevTools and the benchmark
       worker.postMessage({ id, channel, name, params });
     });
   };

@@ -101,16 +101,23 @@ function setupStep(step) {
   let current = values;
   let view = null;
 
+  let resolvedAt = 0;  // when the engine's last result arrived: done() − resolvedAt is the draw
   const figure = {
     body,
     progress: (p) => { busy.hidden = false; bar.value = p; },
-    done: () => { busy.hidden = true; fig.dataset.state = 'ready'; fig.dataset.updates = String(+(fig.dataset.updates || 0) + 1); },
+    done: () => {
+      busy.hidden = true;
+      fig.dataset.drawMs = (performance.now() - resolvedAt).toFixed(2);
+      fig.dataset.state = 'ready';
+      fig.dataset.updates = String(+(fig.dataset.updates || 0) + 1);
+    },
   };
   const showTiming = (ms) => {
     timing.textContent = `Computed in ${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms by the engine.`;
   };
   const ctx = {
-    run: (name, params, opts = {}) => client.run(name, params, { channel: step.id, onTiming: showTiming, ...opts }),
+    run: (name, params, opts = {}) => client.run(name, params, { channel: step.id, ...opts,
+      onTiming: (ms) => { resolvedAt = performance.now(); fig.dataset.engineMs = ms.toFixed(2); showTiming(ms); } }),
   };
 
   const update = async () => {
