@@ -5,6 +5,19 @@
 import * as Plot from '@observablehq/plot';
 import { SERIES_COLORS, finishPlot } from './style.js';
 
+// Ticks for a log axis: the powers of 10 in [lo, hi], with 2× and 5× when that spans at most two
+// decades; labelled in plain numbers (Plot's defaults thin them unevenly and use SI suffixes).
+function logAxis(values) {
+  const pos = values.filter((v) => v > 0);
+  const lo = Math.min(...pos), hi = Math.max(...pos);
+  const e0 = Math.floor(Math.log10(lo)), e1 = Math.ceil(Math.log10(hi));
+  const steps = e1 - e0 <= 2 ? [1, 2, 5] : [1];
+  const ticks = [];
+  for (let e = e0; e <= e1; e++) for (const m of steps) { const t = m * 10 ** e; if (t >= lo / 1.0001 && t <= hi * 1.0001) ticks.push(t); }
+  const label = (t) => (t >= 1 ? t.toLocaleString('en-US') : String(+t.toPrecision(1)));
+  return { ticks, tickFormat: label };
+}
+
 export function curvesPlot({ series, refs = [], xLabel, yLabel, xLog = false, yLog = false, yDomain,
   width = 640, height = 300, ariaLabel }) {
   const rows = series.flatMap((s) => s.points.map((p) => ({ ...p, series: s.name })));
@@ -25,8 +38,9 @@ export function curvesPlot({ series, refs = [], xLabel, yLabel, xLog = false, yL
   return finishPlot(Plot.plot({
     width, height, marginLeft: 56, marginRight: 16,
     style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-    x: { type: xLog ? 'log' : 'linear', label: xLabel, grid: true },
-    y: { type: yLog ? 'log' : 'linear', label: yLabel, grid: true, domain: yDomain },
+    x: { type: xLog ? 'log' : 'linear', label: xLabel, grid: true, ...(xLog ? logAxis(rows.map((r) => r.x)) : {}) },
+    y: { type: yLog ? 'log' : 'linear', label: yLabel, grid: true, domain: yDomain,
+      ...(yLog ? logAxis([...rows.flatMap((r) => [r.y, r.lo ?? r.y, r.hi ?? r.y]), ...(yDomain ?? [])]) : {}) },
     color: { type: 'ordinal', domain: names, range: SERIES_COLORS.slice(0, names.length), legend: names.length > 1 },
     ariaLabel: ariaLabel ?? `${yLabel} against ${xLabel}: ${names.join(', ')}`,
     marks,
