@@ -74,6 +74,20 @@ export function liveSummary() {
   return p;
 }
 
+// Panels whose content is wider than they are scroll horizontally; make those focusable regions
+// (named by their title) so the keyboard can scroll them, and plain again when they fit.
+export function keyboardScroll(...panels) {
+  for (const p of panels) {
+    if (p.el.scrollWidth > p.el.clientWidth + 1) {
+      p.el.tabIndex = 0;
+      p.el.setAttribute('role', 'region');
+      p.el.setAttribute('aria-label', p.title.textContent);
+    } else {
+      for (const a of ['tabindex', 'role', 'aria-label']) p.el.removeAttribute(a);
+    }
+  }
+}
+
 export function grid(...children) {
   const div = document.createElement('div');
   div.className = 'panels';

@@ -2,22 +2,13 @@
 // engine as the worker runs them. Expected values come from the math, computed here.
 import { describe, expect, it } from 'vitest';
 import { createEngine } from '../../web/engine.js';
+import { drain, run } from './drain.js';
 import { FLT_MAX, LN_FLT_MAX, shiftVsScale, ulpsBetween } from '../../web/experiments/shift-vs-scale.js';
 import { initVariance, weightVariance } from '../../web/experiments/initialization.js';
 import { BREAK_DKS, breakingSweep, tFourthMoment } from '../../web/experiments/breaking-assumptions.js';
 
 const engine = await createEngine();
 const scalar = await createEngine({ simd: false });
-
-function drain(it) {
-  const progress = [];
-  for (;;) {
-    const s = it.next();
-    if (s.done) return { result: s.value, progress };
-    progress.push(s.value.progress);
-  }
-}
-const run = (it) => drain(it).result;
 
 // float32 neighbours, from the bit pattern (independent of the code under test)
 const f32 = new Float32Array(1), i32 = new Int32Array(f32.buffer);

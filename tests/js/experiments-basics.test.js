@@ -2,22 +2,13 @@
 // real engine as the worker runs them. Expected values come from the math, computed here.
 import { describe, expect, it } from 'vitest';
 import { createEngine } from '../../web/engine.js';
+import { drain, run } from './drain.js';
 import { setupScores } from '../../web/experiments/setup.js';
 import { FOURTH_MOMENT, besselK0, productDensity, productVariance } from '../../web/experiments/product-variance.js';
 import { SWEEP_DK, dotVariance, dotVarianceSweep, sweepPairs } from '../../web/experiments/dot-variance.js';
 
 const engine = await createEngine();
 
-// Runs a generator to completion; returns its result and the progress values it yielded.
-function drain(it) {
-  const progress = [];
-  for (;;) {
-    const s = it.next();
-    if (s.done) return { result: s.value, progress };
-    progress.push(s.value.progress);
-  }
-}
-const run = (it) => drain(it).result;
 
 // ∫_a^b f by composite Simpson with m (even) panels.
 function simpson(f, a, b, m = 200) {

@@ -3,6 +3,7 @@
 // math, computed here in double precision, or from a direct engine call the experiment must agree with.
 import { describe, expect, it } from 'vitest';
 import { createEngine } from '../../web/engine.js';
+import { drain, run } from './drain.js';
 import {
   COURSE_EXAMPLE, FORUM_EXAMPLE, SWEEP_DKS, softmaxSaturationRow, softmaxSpreadOdds, softmaxSweep,
 } from '../../web/experiments/softmax-saturation.js';
@@ -12,16 +13,6 @@ import { TAU_GRID, temperatureSweep } from '../../web/experiments/temperature.js
 
 const engine = await createEngine();
 const U = 2 ** -24;  // float32 unit roundoff
-
-function drain(it) {
-  const progress = [];
-  for (;;) {
-    const s = it.next();
-    if (s.done) return { result: s.value, progress };
-    progress.push(s.value.progress);
-  }
-}
-const run = (it) => drain(it).result;
 
 const mean = (xs) => Array.from(xs).reduce((s, x) => s + x, 0) / xs.length;
 function softmaxD(x) {

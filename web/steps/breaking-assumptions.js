@@ -2,7 +2,7 @@
 // heavy tails, LayerNorm. Each with the formula that holds instead.
 import { theoryPlot } from '../plots/theory-lines.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex } from '../readout.js';
+import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, keyboardScroll } from '../readout.js';
 import './breaking-assumptions.css';
 
 export const id = 'breaking-assumptions';
@@ -71,19 +71,6 @@ function overviewRows({ mu, rho, df }) {
   ];
 }
 
-// A panel whose table is wider than the figure scrolls sideways; a scrolling region must be
-// reachable by keyboard (and named), so it gets a tab stop only while it overflows.
-function keyboardScroll(...panels) {
-  for (const p of panels) {
-    if (p.el.scrollWidth > p.el.clientWidth + 1) {
-      p.el.tabIndex = 0;
-      p.el.setAttribute('role', 'region');
-      p.el.setAttribute('aria-label', p.title.textContent);
-    } else {
-      for (const a of ['tabindex', 'role', 'aria-label']) p.el.removeAttribute(a);
-    }
-  }
-}
 
 export function mount(figure, { run }) {
   const formula = liveFormula();

@@ -3,7 +3,7 @@
 import { histogramPlot, normalPdf } from '../plots/histogram.js';
 import { theoryPlot } from '../plots/theory-lines.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex } from '../readout.js';
+import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, keyboardScroll } from '../readout.js';
 import './initialization.css';
 
 export const id = 'initialization';
@@ -42,19 +42,6 @@ function weightTex(init, d, dk, sigma) {
 
 const D_AXIS = [32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096];
 
-// A panel whose table is wider than the figure scrolls sideways; a scrolling region must be
-// reachable by keyboard (and named), so it gets a tab stop only while it overflows.
-function keyboardScroll(...panels) {
-  for (const p of panels) {
-    if (p.el.scrollWidth > p.el.clientWidth + 1) {
-      p.el.tabIndex = 0;
-      p.el.setAttribute('role', 'region');
-      p.el.setAttribute('aria-label', p.title.textContent);
-    } else {
-      for (const a of ['tabindex', 'role', 'aria-label']) p.el.removeAttribute(a);
-    }
-  }
-}
 
 export function mount(figure, { run }) {
   const formula = liveFormula();

@@ -3,8 +3,8 @@
 import { barsPlot } from '../plots/bars.js';
 import { sweepCurvesPlot } from '../plots/sweep-curves.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { fillTable, grid, liveFormula, liveSummary, setTex, dataTable } from '../readout.js';
-import { DK_TICKS, SERIES, SWEEP_PARAMS, marker, paragraph, runBoth, sub, sweepPoints, sweepTable, tex, softPanel } from './softmax-saturation.js';
+import { fillTable, grid, liveFormula, liveSummary, setTex, dataTable, panel } from '../readout.js';
+import { DK_TICKS, SERIES, SWEEP_PARAMS, marker, paragraph, runBoth, sub, sweepPoints, sweepTable, tex } from './softmax-saturation.js';
 import './softmax-saturation.css';
 
 export const id = 'scaling-choices';
@@ -17,11 +17,11 @@ const TEX_A = { none: '0', sqrt: String.raw`\tfrac12`, dk: '1' };
 
 export function mount(figure, { run }) {
   const formula = liveFormula();
-  const one = softPanel('One query, three scales: the weights');
-  const varPanel = softPanel('Variance of the scores against dₖ');
-  const maxPanel = softPanel('Expected largest weight against dₖ');
-  const hPanel = softPanel('Expected entropy against dₖ');
-  const checks = softPanel('The note on “why √dₖ and not dₖ”, checked');
+  const one = panel('One query, three scales: the weights');
+  const varPanel = panel('Variance of the scores against dₖ');
+  const maxPanel = panel('Expected largest weight against dₖ');
+  const hPanel = panel('Expected entropy against dₖ');
+  const checks = panel('The note on “why √dₖ and not dₖ”, checked');
   checks.el.classList.add('softmax-sources');
   checks.plot.remove();
   const verdicts = document.createElement('div');

@@ -3,7 +3,7 @@
 import { theoryPlot } from '../plots/theory-lines.js';
 import { barsPlot } from '../plots/bars.js';
 import { fmt, fmtInt } from '../format.js';
-import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex } from '../readout.js';
+import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, keyboardScroll } from '../readout.js';
 import './shift-vs-scale.css';
 
 export const id = 'shift-vs-scale';
@@ -25,19 +25,6 @@ const plain = (v) => String(Number(v.toPrecision(6))).replace('-', '−');
 const plainRow = (a) => `[${a.map(plain).join(', ')}]`;
 const ulpText = (u) => (Number.isNaN(u) ? '—' : fmtInt(u));
 
-// A panel whose table is wider than the figure scrolls sideways; a scrolling region must be
-// reachable by keyboard (and named), so it gets a tab stop only while it overflows.
-function keyboardScroll(...panels) {
-  for (const p of panels) {
-    if (p.el.scrollWidth > p.el.clientWidth + 1) {
-      p.el.tabIndex = 0;
-      p.el.setAttribute('role', 'region');
-      p.el.setAttribute('aria-label', p.title.textContent);
-    } else {
-      for (const a of ['tabindex', 'role', 'aria-label']) p.el.removeAttribute(a);
-    }
-  }
-}
 
 export function mount(figure, { run }) {
   const formula = liveFormula();

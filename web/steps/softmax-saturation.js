@@ -81,16 +81,6 @@ export function nonMaxMass(p) {
   return p.reduce((a, x, j) => (j === m ? a : a + x), 0);
 }
 
-// readout.js's panel, titled with an h3: the panels sit directly under the section's h2.
-export function softPanel(title) {
-  const p = panel(title);
-  const h = document.createElement('h3');
-  h.className = 'softmax-panel-title';
-  h.textContent = title;
-  p.title.replaceWith(h);
-  return { ...p, title: h };
-}
-
 // Said of a query shown beyond the rows that the curves average.
 export const outside = (query, rows) => (query > rows ? ` (drawn like them, but not one of the ${fmtInt(rows)} behind the curves)` : '');
 
@@ -106,10 +96,10 @@ export const params = SWEEP_PARAMS;
 
 export function mount(figure, { run }) {
   const formula = liveFormula();
-  const one = softPanel('One query against n keys: the weights');
-  const curvesMax = softPanel('Expected largest weight against dₖ');
-  const curvesH = softPanel('Expected entropy against dₖ');
-  const sources = softPanel('Checking the source texts’ examples');
+  const one = panel('One query against n keys: the weights');
+  const curvesMax = panel('Expected largest weight against dₖ');
+  const curvesH = panel('Expected entropy against dₖ');
+  const sources = panel('Checking the source texts’ examples');
   sources.el.classList.add('softmax-sources');
   const course = document.createElement('table');
   course.className = 'readout';

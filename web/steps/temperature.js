@@ -3,8 +3,8 @@
 import { barsPlot } from '../plots/bars.js';
 import { sweepCurvesPlot } from '../plots/sweep-curves.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { dataTable, fillTable, grid, liveFormula, liveSummary, setTex } from '../readout.js';
-import { DK_POW2, marker, paragraph, sub, tex, softPanel } from './softmax-saturation.js';
+import { dataTable, fillTable, grid, liveFormula, liveSummary, setTex, panel } from '../readout.js';
+import { DK_POW2, marker, paragraph, sub, tex } from './softmax-saturation.js';
 import './softmax-saturation.css';
 
 export const id = 'temperature';
@@ -25,10 +25,10 @@ export const params = {
 
 export function mount(figure, { run }) {
   const formula = liveFormula();
-  const bars = softPanel('Exercise 4: one query at τ = 0.5√dₖ, √dₖ and 2√dₖ');
-  const maxPanel = softPanel('Expected largest weight against τ/√dₖ');
-  const hPanel = softPanel('Expected entropy against τ/√dₖ');
-  const checks = softPanel('“τ < √dₖ: sharper; τ > √dₖ: softer”, measured');
+  const bars = panel('Exercise 4: one query at τ = 0.5√dₖ, √dₖ and 2√dₖ');
+  const maxPanel = panel('Expected largest weight against τ/√dₖ');
+  const hPanel = panel('Expected entropy against τ/√dₖ');
+  const checks = panel('“τ < √dₖ: sharper; τ > √dₖ: softer”, measured');
   checks.el.classList.add('softmax-sources');
   checks.plot.remove();
   const verdicts = document.createElement('div');

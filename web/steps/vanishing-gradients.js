@@ -4,8 +4,8 @@ import { sweepCurvesPlot } from '../plots/sweep-curves.js';
 import { SERIES_COLORS } from '../plots/style.js';
 import { heatmapPlot } from '../plots/heatmap.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { dataTable, fillTable, grid, liveFormula, liveSummary, setTex } from '../readout.js';
-import { DK_TICKS, SERIES, SWEEP_PARAMS, list, marker, nonMaxMass, outside, paragraph, quote, runBoth, tex, softPanel } from './softmax-saturation.js';
+import { dataTable, fillTable, grid, liveFormula, liveSummary, setTex, panel } from '../readout.js';
+import { DK_TICKS, SERIES, SWEEP_PARAMS, list, marker, nonMaxMass, outside, paragraph, quote, runBoth, tex } from './softmax-saturation.js';
 import './softmax-saturation.css';
 
 export const id = 'vanishing-gradients';
@@ -38,11 +38,11 @@ function sweepData(caption, s, stat) {
 
 export function mount(figure, { run }) {
   const formula = liveFormula();
-  const peaked = softPanel('Peaked row: J for softmax(q·k)');
-  const spread = softPanel('Spread row: J for softmax(q·k / √dₖ)');
-  const normPanel = softPanel('Frobenius norm ‖J‖ against dₖ');
-  const gradPanel = softPanel('Gradient reaching a non-max score against dₖ');
-  const checks = softPanel('The course text’s “healthy gradients”, and a one-hot row');
+  const peaked = panel('Peaked row: J for softmax(q·k)');
+  const spread = panel('Spread row: J for softmax(q·k / √dₖ)');
+  const normPanel = panel('Frobenius norm ‖J‖ against dₖ');
+  const gradPanel = panel('Gradient reaching a non-max score against dₖ');
+  const checks = panel('The course text’s “healthy gradients”, and a one-hot row');
   checks.el.classList.add('softmax-sources');
   checks.plot.remove();
   const verdicts = document.createElement('div');
