@@ -3,11 +3,13 @@
 // SSE4.1 path and Emscripten lowers each intrinsic to a SIMD128 instruction (f32x4.*).
 //
 // Every loop has the same shape: a body on whole batches of W = B::size floats, a horizontal
-// reduction where one is needed, and a scalar tail for the last n mod W elements.
+// reduction where one is needed, and a scalar tail for the last n mod W elements. The one math
+// function, exp_batch, is written here in the same idiom rather than taken from xsimd (below).
 #include <xsimd/xsimd.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "kernels.hpp"
@@ -17,6 +19,36 @@ namespace {
 
 using B = xsimd::batch<float>;
 constexpr std::size_t W = B::size;
+
+// e^x on a batch, with IEEE edges matching the scalar tail's std::exp: +inf exactly above
+// ln(FLT_MAX) ≈ 88.7228, correctly rounded subnormals down to e^−103.97, 0 below, NaN kept.
+// (xsimd 8.1's exp saturates to +inf at 88.376 and to 0 at −88.376, so a batch and its scalar
+// tail disagreed near both ends.)
+//   k = round(x·log2 e), r = x − k·ln2 in two parts (Cody–Waite), |r| <= ln2/2
+//   e^r = 1 + r + r²·p(r), p of degree 5 (Cephes expf, ≈ 1 ulp)
+//   e^x = e^r · 2^⌊k/2⌋ · 2^(k − ⌊k/2⌋): both factors are normal floats for k in [−150, 129], so
+//   the only rounding past the polynomial is the last product's, into the subnormals if need be.
+B exp_batch(B x) {
+  using I = xsimd::batch<std::int32_t>;
+  const B xc = xsimd::min(xsimd::max(x, B(-104.f)), B(89.f));  // beyond: 0 and +inf anyway
+  // round(x·log2 e) by the shifter trick: adding 1.5·2²³ leaves k in the low mantissa bits,
+  // rounded to nearest. (A float→int conversion would cost more: wasm has no rounding one, and
+  // Emscripten emulates _mm_cvtps_epi32 lane by lane.)
+  const B shifter(12582912.f);
+  const B kf = xc * B(1.44269504088896341f) + shifter;
+  const B k = kf - shifter;
+  const B r = (xc - k * B(0.693359375f)) - k * B(-2.12194440e-4f);
+  B p(1.9875691500e-4f);
+  p = p * r + B(1.3981999507e-3f);
+  p = p * r + B(8.3334519073e-3f);
+  p = p * r + B(4.1665795894e-2f);
+  p = p * r + B(1.6666665459e-1f);
+  p = p * r + B(5.0000001201e-1f);
+  const B er = (r * r) * p + r + B(1.f);
+  const I ki = xsimd::bitwise_cast<I>(kf) - xsimd::bitwise_cast<I>(shifter), k1 = ki >> 1, k2 = ki - k1;
+  const B s1 = xsimd::bitwise_cast<B>((k1 + I(127)) << 23), s2 = xsimd::bitwise_cast<B>((k2 + I(127)) << 23);
+  return xsimd::select(x != x, x, (er * s1) * s2);
+}
 
 // max_j x_j
 float max_of(const float* x, std::size_t n) {
@@ -39,7 +71,7 @@ float exp_sub_sum(float* y, const float* x, std::size_t n, float m) {
   B acc(0.f);
   std::size_t j = 0;
   for (; j + W <= n; j += W) {
-    const B e = xsimd::exp(B::load_unaligned(x + j) - mb);
+    const B e = exp_batch(B::load_unaligned(x + j) - mb);
     e.store_unaligned(y + j);
     acc += e;
   }
@@ -53,7 +85,7 @@ float exp_sum(float* y, const float* x, std::size_t n) {
   B acc(0.f);
   std::size_t j = 0;
   for (; j + W <= n; j += W) {
-    const B e = xsimd::exp(B::load_unaligned(x + j));
+    const B e = exp_batch(B::load_unaligned(x + j));
     e.store_unaligned(y + j);
     acc += e;
   }

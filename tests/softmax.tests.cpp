@@ -120,3 +120,27 @@ TEST_CASE("unscaled softmax saturates as d_k grows, scaled softmax does not", "[
   CHECK(s512 < 0.5);                   // still spread over several keys
   CHECK(std::abs(s512 - s4) < 0.08);   // and independent of d_k (200 rows: SE ≈ 0.01)
 }
+
+TEST_CASE("the SIMD exp and the scalar tail overflow at the same logit and agree on subnormals", "[softmax][eq:shift-vs-scale]") {
+  // t: the largest float whose exp is finite in float (just below ln FLT_MAX ≈ 88.7228)
+  float t = std::log(std::numeric_limits<float>::max());
+  while (!std::isfinite(float(std::exp(double(t))))) t = std::nextafter(t, 0.f);
+  while (std::isfinite(float(std::exp(double(std::nextafter(t, 100.f)))))) t = std::nextafter(t, 100.f);
+  const float above = std::nextafter(t, 100.f);
+  auto naive_finite = [](std::vector<float> row) {
+    bool ok = true;
+    for (float v : softmax_of(row, softmax_naive_rows)) ok &= std::isfinite(v);
+    return ok;
+  };
+  // 8 logits: the first sits in a SIMD batch; 5 logits: the last is the scalar tail (W <= 4)
+  CHECK(naive_finite({t, -1000.f, -1000.f, -1000.f, -1000.f, -1000.f, -1000.f, -1000.f}));
+  CHECK(naive_finite({-1000.f, -1000.f, -1000.f, -1000.f, t}));
+  CHECK_FALSE(naive_finite({above, -1000.f, -1000.f, -1000.f, -1000.f, -1000.f, -1000.f, -1000.f}));
+  CHECK_FALSE(naive_finite({-1000.f, -1000.f, -1000.f, -1000.f, above}));
+  // e^−100 / (e^−100 + 3) is a subnormal float: the batch and the tail round it alike
+  const auto lane = softmax_of({-100.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f});
+  const auto tail = softmax_of({0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, -100.f});
+  CHECK(lane[0] == tail[7]);
+  CHECK(lane[0] > 0.f);
+  CHECK(std::abs(lane[0] - std::exp(-100.0) / 7) <= std::numeric_limits<float>::denorm_min());
+}

@@ -46,8 +46,7 @@ export interface Engine {
   readonly arch: string;
   /** Row softmax with max subtraction; IEEE for ±inf and NaN (an all −inf row gives NaN). */
   softmax(x: Float32Array, rows: number, cols: number): Float32Array;
-  /** exp(x)/Σexp(x) without max subtraction: overflows in float32 for logits above ln(FLT_MAX) ≈ 88.72
-   *  (≈ 88.38 in the SIMD build's batched lanes, where xsimd 8.1's exp saturates early). */
+  /** exp(x)/Σexp(x) without max subtraction: overflows in float32 for logits above ln(FLT_MAX) ≈ 88.72. */
   softmaxNaive(x: Float32Array, rows: number, cols: number): Float32Array;
   logSoftmax(x: Float32Array, rows: number, cols: number): Float32Array;
   /** dx = p ⊙ (dp − Σ p·dp), row by row. */
