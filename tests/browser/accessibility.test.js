@@ -1,0 +1,35 @@
+// axe-core (WCAG 2.1 A/AA and best practice) on the whole page with every figure drawn, in the
+// light and the dark theme: no serious or critical violations.
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness } from './harness.js';
+
+const require = createRequire(import.meta.url);
+let h;
+beforeAll(async () => { h = await startHarness(); });
+afterAll(async () => { await h?.close(); });
+
+describe('accessibility', () => {
+  for (const colorScheme of ['light', 'dark']) {
+    it(`the full page has no serious or critical axe violations (${colorScheme} theme)`, async () => {
+      const { page, errors, close } = await h.open('', { colorScheme });
+      // mount every figure, and let each finish drawing
+      const ids = await page.$$eval('main section[id]', (ss) => ss.filter((s) => s.querySelector('figure.live')).map((s) => s.id));
+      for (const id of ids) {
+        await page.locator(`#${id} figure.live`).scrollIntoViewIfNeeded();
+        await page.waitForFunction((s) => document.querySelector(`#${s} figure.live`)?.dataset.state === 'ready', id, { timeout: 60000 });
+      }
+      // content-visibility skips rendering far from the viewport, which axe's colour checks need
+      await page.addStyleTag({ content: 'main > section { content-visibility: visible !important; }' });
+      await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+      const result = await page.evaluate(() => axe.run(document, {
+        runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa', 'best-practice'] },
+      }));
+      const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id} (${v.impact}): ${v.nodes.length} nodes, e.g. ${v.nodes[0].target.join(' ')}`);
+      expect(bad).toEqual([]);
+      expect(errors).toEqual([]);
+      await close();
+    }, 240000);
+  }
+});
