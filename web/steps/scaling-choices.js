@@ -4,7 +4,7 @@ import { barsPlot } from '../plots/bars.js';
 import { sweepCurvesPlot } from '../plots/sweep-curves.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
 import { fillTable, grid, liveFormula, liveSummary, setTex, dataTable, panel } from '../readout.js';
-import { DK_TICKS, SERIES, SWEEP_PARAMS, marker, paragraph, runBoth, sub, sweepPoints, sweepTable, tex } from './softmax-saturation.js';
+import { DK_TICKS, SERIES, SWEEP_PARAMS, marker, paragraph, runBoth, sub, sweepPoints, sweepTable, tex, sourcesPanel } from './softmax-saturation.js';
 import './softmax-saturation.css';
 
 export const id = 'scaling-choices';
@@ -21,12 +21,8 @@ export function mount(figure, { run }) {
   const varPanel = panel('Variance of the scores against dₖ');
   const maxPanel = panel('Expected largest weight against dₖ');
   const hPanel = panel('Expected entropy against dₖ');
-  const checks = panel('The note on “why √dₖ and not dₖ”, checked');
-  checks.el.classList.add('softmax-sources');
-  checks.plot.remove();
-  const verdicts = document.createElement('div');
-  verdicts.className = 'softmax-verdicts';
-  checks.el.append(verdicts);
+  const checks = sourcesPanel('The note on “why √dₖ and not dₖ”, checked');
+  const { verdicts } = checks;
   const summary = liveSummary();
   figure.body.append(formula, one.el, varPanel.el, grid(maxPanel.el, hPanel.el), checks.el, summary);
 

@@ -94,22 +94,30 @@ export const paragraph = (className) => {
 
 export const params = SWEEP_PARAMS;
 
+// A panel of checked source claims: a title, the panel's table, and a list of verdicts (no plot).
+export function sourcesPanel(title) {
+  const p = panel(title);
+  p.el.classList.add('softmax-sources');
+  p.plot.remove();
+  const verdicts = document.createElement('div');
+  verdicts.className = 'softmax-verdicts';
+  p.el.append(verdicts);
+  return { ...p, verdicts };
+}
+
 export function mount(figure, { run }) {
   const formula = liveFormula();
   const one = panel('One query against n keys: the weights');
   const curvesMax = panel('Expected largest weight against dₖ');
   const curvesH = panel('Expected entropy against dₖ');
-  const sources = panel('Checking the source texts’ examples');
-  sources.el.classList.add('softmax-sources');
+  const sources = sourcesPanel('Checking the source texts’ examples');
+  const { verdicts } = sources;
   const course = document.createElement('table');
   course.className = 'readout';
-  const verdicts = document.createElement('div');
-  verdicts.className = 'softmax-verdicts';
   sources.table.replaceWith(course);
-  sources.plot.remove();
   const key = paragraph('softmax-key');
   key.textContent = 'Shaded: a value the text gives that differs from the engine’s by more than the text’s own rounding.';
-  sources.el.append(key, verdicts);
+  verdicts.before(key);
   const summary = liveSummary();
   figure.body.append(formula, one.el, grid(curvesMax.el, curvesH.el), sources.el, summary);
 

@@ -4,7 +4,7 @@ import { barsPlot } from '../plots/bars.js';
 import { sweepCurvesPlot } from '../plots/sweep-curves.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, setTex, panel } from '../readout.js';
-import { DK_POW2, marker, paragraph, sub, tex } from './softmax-saturation.js';
+import { DK_POW2, marker, paragraph, sub, tex, sourcesPanel } from './softmax-saturation.js';
 import './softmax-saturation.css';
 
 export const id = 'temperature';
@@ -28,12 +28,8 @@ export function mount(figure, { run }) {
   const bars = panel('Exercise 4: one query at τ = 0.5√dₖ, √dₖ and 2√dₖ');
   const maxPanel = panel('Expected largest weight against τ/√dₖ');
   const hPanel = panel('Expected entropy against τ/√dₖ');
-  const checks = panel('“τ < √dₖ: sharper; τ > √dₖ: softer”, measured');
-  checks.el.classList.add('softmax-sources');
-  checks.plot.remove();
-  const verdicts = document.createElement('div');
-  verdicts.className = 'softmax-verdicts';
-  checks.el.append(verdicts);
+  const checks = sourcesPanel('“τ < √dₖ: sharper; τ > √dₖ: softer”, measured');
+  const { verdicts } = checks;
   const summary = liveSummary();
   figure.body.append(formula, bars.el, grid(maxPanel.el, hPanel.el), checks.el, summary);
 

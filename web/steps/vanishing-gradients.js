@@ -5,7 +5,7 @@ import { SERIES_COLORS } from '../plots/style.js';
 import { heatmapPlot } from '../plots/heatmap.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, setTex, panel } from '../readout.js';
-import { DK_TICKS, SERIES, SWEEP_PARAMS, list, marker, nonMaxMass, outside, paragraph, quote, runBoth, tex } from './softmax-saturation.js';
+import { DK_TICKS, SERIES, SWEEP_PARAMS, list, marker, nonMaxMass, outside, paragraph, quote, runBoth, tex, sourcesPanel } from './softmax-saturation.js';
 import './softmax-saturation.css';
 
 export const id = 'vanishing-gradients';
@@ -42,12 +42,8 @@ export function mount(figure, { run }) {
   const spread = panel('Spread row: J for softmax(q·k / √dₖ)');
   const normPanel = panel('Frobenius norm ‖J‖ against dₖ');
   const gradPanel = panel('Gradient reaching a non-max score against dₖ');
-  const checks = panel('The course text’s “healthy gradients”, and a one-hot row');
-  checks.el.classList.add('softmax-sources');
-  checks.plot.remove();
-  const verdicts = document.createElement('div');
-  verdicts.className = 'softmax-verdicts';
-  checks.el.append(verdicts);
+  const checks = sourcesPanel('The course text’s “healthy gradients”, and a one-hot row');
+  const { verdicts } = checks;
   const summary = liveSummary();
   figure.body.append(formula, grid(peaked.el, spread.el), grid(normPanel.el, gradPanel.el), checks.el, summary);
 
