@@ -6,6 +6,7 @@ import 'katex/dist/katex.min.css';
 import { connectEngine } from './engine-client.js';
 import { parseParams, renderControls, toSearch } from './controls.js';
 import { steps } from './steps/index.js';
+import { el } from './readout.js';
 
 function typeset(root = document) {
   for (const el of root.querySelectorAll('.math')) {
@@ -73,15 +74,11 @@ function setupStep(step) {
   const fig = section?.querySelector('figure.live');
   if (!fig) return null;
   section.querySelector('h2')?.setAttribute('tabindex', '-1');
-  const controlsEl = document.createElement('div');
-  controlsEl.className = 'controls';
-  const body = document.createElement('div');
-  body.className = 'figure-body';
-  const note = document.createElement('p');
-  note.className = 'note';
+  const controlsEl = el('div', 'controls');
+  const body = el('div', 'figure-body');
+  const note = el('p', 'note');
   note.hidden = true;
-  const busy = document.createElement('div');
-  busy.className = 'busy';
+  const busy = el('div', 'busy');
   busy.hidden = true;
   const bar = document.createElement('progress');
   bar.max = 1;
@@ -91,8 +88,7 @@ function setupStep(step) {
   stop.textContent = 'Stop';
   stop.addEventListener('click', () => { client.cancel(step.id); busy.hidden = true; fig.dataset.state = 'stopped'; });
   busy.append(bar, stop);
-  const timing = document.createElement('p');
-  timing.className = 'timing';
+  const timing = el('p', 'timing');
   fig.prepend(controlsEl, note, busy, body);
   fig.append(timing);
 

@@ -3,6 +3,14 @@
 // escapes it), never as markup.
 import katex from 'katex';
 
+// <tag class="className">text</tag>; the text goes in as text.
+export function el(tag, className, text) {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
 // Typesets `tex` into `el` (a formula with live numbers: build it with String.raw).
 export function setTex(el, tex, display = false) {
   katex.render(tex, el, { displayMode: display, throwOnError: false });

@@ -5,7 +5,7 @@
 // in the data, always with its reason computed from the numbers.
 import { SERIES_COLORS } from '../plots/style.js';
 import { fmt, fmtInt } from '../format.js';
-import { liveFormula, liveSummary, setTex } from '../readout.js';
+import { liveFormula, liveSummary, setTex, el } from '../readout.js';
 import './claims.css';
 
 export const id = 'claims';
@@ -226,13 +226,6 @@ export function reasonOf(c, r, verdict) {
 export function claimRequests() {
   return CLAIMS.map((c) => ({ id: c.id, compute: c.compute,
     stated: c.kind === 'rounding' || c.kind === 'sampled' ? statedOf(c).map(parse) : undefined }));
-}
-
-function el(tag, className, text) {
-  const e = document.createElement(tag);
-  if (className) e.className = className;
-  if (text !== undefined) e.textContent = text;
-  return e;
 }
 
 export function mount(figure, { run }) {

@@ -3,7 +3,7 @@
 import { histogramPlot, normalPdf } from '../plots/histogram.js';
 import { curvesPlot } from '../plots/curves.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex } from '../readout.js';
+import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, el } from '../readout.js';
 import './dot-variance.css';
 
 export const id = 'dot-variance';
@@ -24,15 +24,10 @@ export function mount(figure, { run }) {
   const formula = liveFormula();
   const raw = panel('q·k, unscaled');
   const scaled = panel('q·k / √dₖ');
-  const sweepTitle = document.createElement('h3');
-  sweepTitle.className = 'sweep-title';
-  sweepTitle.textContent = 'The variance against dₖ = 1, 2, 4, …, 4096';
-  const sweepRaw = document.createElement('div');
-  sweepRaw.className = 'plot';
-  const sweepScaled = document.createElement('div');
-  sweepScaled.className = 'plot';
-  const sweepNote = document.createElement('p');
-  sweepNote.className = 'sweep-note';
+  const sweepTitle = el('h3', 'sweep-title', 'The variance against dₖ = 1, 2, 4, …, 4096');
+  const sweepRaw = el('div', 'plot');
+  const sweepScaled = el('div', 'plot');
+  const sweepNote = el('p', 'sweep-note');
   const sweepAlt = document.createElement('div');
   const summary = liveSummary();
   figure.body.append(formula, grid(raw.el, scaled.el), sweepTitle, grid(sweepRaw, sweepScaled), sweepNote, sweepAlt, summary);

@@ -5,7 +5,7 @@ import { barsPlot } from '../plots/bars.js';
 import { curvesPlot } from '../plots/curves.js';
 import { heatmapPlot } from '../plots/heatmap.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { dataTable, fillTable, liveFormula, liveSummary, setTex } from '../readout.js';
+import { dataTable, fillTable, liveFormula, liveSummary, setTex, el } from '../readout.js';
 import './exercises.css';
 
 export const id = 'exercises';
@@ -32,13 +32,6 @@ const fmtTau = (t) => (isWhole(t) ? String(Math.round(t)) : fmt(t, 3));
 const texTau = (t) => (isWhole(t) ? String(Math.round(t)) : t.toFixed(2));
 const TAU_NAMES = ['½√dₖ', '√dₖ', '2√dₖ'];
 const TAU_TEX = [String.raw`\tfrac12\sqrt{d_k}`, String.raw`\sqrt{d_k}`, String.raw`2\sqrt{d_k}`];
-
-function el(tag, className, text) {
-  const e = document.createElement(tag);
-  if (className) e.className = className;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
 
 // A folded answer: <details><summary>Show the answer</summary>…</details>.
 function answer(label = 'Show the answer') {

@@ -2,7 +2,7 @@
 // causal mask as a toggle: the attention weights and the outputs as heatmaps, per-row peakedness.
 import { heatmapPlot } from '../plots/heatmap.js';
 import { fmt } from '../format.js';
-import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex } from '../readout.js';
+import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, el } from '../readout.js';
 import './full-attention.css';
 
 export const id = 'full-attention';
@@ -25,8 +25,7 @@ const mean = (xs) => xs.reduce((s, x) => s + x, 0) / xs.length;
 
 export function mount(figure, { run }) {
   const formula = liveFormula();
-  const rowLabel = document.createElement('p');
-  rowLabel.className = 'attention-row-label';
+  const rowLabel = el('p', 'attention-row-label');
   const rowFormula = liveFormula();
   const sides = {
     unscaled: panel('unscaled: softmax(QKᵀ) V'),
@@ -38,12 +37,9 @@ export function mount(figure, { run }) {
     p.maps.className = 'attention-maps';
     p.plot.append(p.maps);
   }
-  const statsTitle = document.createElement('h3');
-  statsTitle.textContent = 'Per-query peakedness: the largest weight and the entropy (in nats) of each row';
-  const stats = document.createElement('table');
-  stats.className = 'readout attention-stats';
-  const firstRow = document.createElement('p');
-  firstRow.className = 'attention-first-row';
+  const statsTitle = el('h3', undefined, 'Per-query peakedness: the largest weight and the entropy (in nats) of each row');
+  const stats = el('table', 'readout attention-stats');
+  const firstRow = el('p', 'attention-first-row');
   const summary = liveSummary();
   figure.body.append(formula, rowLabel, rowFormula, grid(sides.unscaled.el, sides.scaled.el), statsTitle, stats, firstRow, summary);
 

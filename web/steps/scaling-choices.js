@@ -4,7 +4,7 @@ import { barsPlot } from '../plots/bars.js';
 import { sweepCurvesPlot } from '../plots/sweep-curves.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
 import { fillTable, grid, liveFormula, liveSummary, setTex, dataTable, panel } from '../readout.js';
-import { DK_TICKS, SERIES, SWEEP_PARAMS, marker, paragraph, runBoth, sub, sweepPoints, sweepTable, tex, sourcesPanel } from './softmax-saturation.js';
+import { DK_TICKS, SERIES, SWEEP_PARAMS, marker, runBoth, sub, sweepPoints, sweepTable, tex, sourcesPanel } from './softmax-saturation.js';
 import './softmax-saturation.css';
 
 export const id = 'scaling-choices';
@@ -22,7 +22,7 @@ export function mount(figure, { run }) {
   const maxPanel = panel('Expected largest weight against dₖ');
   const hPanel = panel('Expected entropy against dₖ');
   const checks = sourcesPanel('The note on “why √dₖ and not dₖ”, checked');
-  const { verdicts } = checks;
+  const { say } = checks;
   const summary = liveSummary();
   figure.body.append(formula, one.el, varPanel.el, grid(maxPanel.el, hPanel.el), checks.el, summary);
 
@@ -104,7 +104,7 @@ export function mount(figure, { run }) {
       `mean Frobenius norm ‖J‖ ${fmt(byDk.jacobianNorm.mean[last])} at dₖ = ${top} against √(n−1)/n = ${fmt(Math.sqrt(s.n - 1) / s.n)}. ` +
       `What it loses is the contrast between keys, which the scores no longer carry.`,
     ];
-    verdicts.replaceChildren(...lines.map((t) => { const el = paragraph(); el.textContent = t; return el; }));
+    say(lines);
   }
 
   return {

@@ -3,7 +3,7 @@
 import { barsPlot } from '../plots/bars.js';
 import { sweepCurvesPlot } from '../plots/sweep-curves.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex } from '../readout.js';
+import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, el } from '../readout.js';
 import './softmax-saturation.css';
 
 export const id = 'softmax-saturation';
@@ -84,25 +84,20 @@ export function nonMaxMass(p) {
 // Said of a query shown beyond the rows that the curves average.
 export const outside = (query, rows) => (query > rows ? ` (drawn like them, but not one of the ${fmtInt(rows)} behind the curves)` : '');
 
-export const paragraph = (className) => {
-  const p = document.createElement('p');
-  if (className) p.className = className;
-  return p;
-};
 
 // ---------------------------------------------------------------- this step
 
 export const params = SWEEP_PARAMS;
 
-// A panel of checked source claims: a title, the panel's table, and a list of verdicts (no plot).
+// A panel of checked source claims: a title, the panel's table, and a list of verdicts (no plot);
+// say(lines) replaces the verdicts with one paragraph per line.
 export function sourcesPanel(title) {
   const p = panel(title);
   p.el.classList.add('softmax-sources');
   p.plot.remove();
-  const verdicts = document.createElement('div');
-  verdicts.className = 'softmax-verdicts';
+  const verdicts = el('div', 'softmax-verdicts');
   p.el.append(verdicts);
-  return { ...p, verdicts };
+  return { ...p, verdicts, say: (lines) => verdicts.replaceChildren(...lines.map((t) => el('p', undefined, t))) };
 }
 
 export function mount(figure, { run }) {
@@ -111,11 +106,11 @@ export function mount(figure, { run }) {
   const curvesMax = panel('Expected largest weight against dₖ');
   const curvesH = panel('Expected entropy against dₖ');
   const sources = sourcesPanel('Checking the source texts’ examples');
-  const { verdicts } = sources;
+  const { verdicts, say } = sources;
   const course = document.createElement('table');
   course.className = 'readout';
   sources.table.replaceWith(course);
-  const key = paragraph('softmax-key');
+  const key = el('p', 'softmax-key');
   key.textContent = 'Shaded: a value the text gives that differs from the engine’s by more than the text’s own rounding.';
   verdicts.before(key);
   const summary = liveSummary();
@@ -201,7 +196,7 @@ export function mount(figure, { run }) {
       `(${fmt(100 * odds.fraction, 2)}%, 95% interval ${fmt(100 * odds.ci[0], 2)}–${fmt(100 * odds.ci[1], 2)}%), ` +
       `about one row in ${fmtInt(Math.round(1 / Math.max(odds.fraction, 1 / odds.rows)))}.`,
     ];
-    verdicts.replaceChildren(...lines.map((t) => { const el = paragraph(); el.textContent = t; return el; }));
+    say(lines);
   }
 
   return {

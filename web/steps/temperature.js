@@ -4,7 +4,7 @@ import { barsPlot } from '../plots/bars.js';
 import { sweepCurvesPlot } from '../plots/sweep-curves.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, setTex, panel } from '../readout.js';
-import { DK_POW2, marker, paragraph, sub, tex, sourcesPanel } from './softmax-saturation.js';
+import { DK_POW2, marker, sub, tex, sourcesPanel } from './softmax-saturation.js';
 import './softmax-saturation.css';
 
 export const id = 'temperature';
@@ -29,7 +29,7 @@ export function mount(figure, { run }) {
   const maxPanel = panel('Expected largest weight against τ/√dₖ');
   const hPanel = panel('Expected entropy against τ/√dₖ');
   const checks = sourcesPanel('“τ < √dₖ: sharper; τ > √dₖ: softer”, measured');
-  const { verdicts } = checks;
+  const { say } = checks;
   const summary = liveSummary();
   figure.body.append(formula, bars.el, grid(maxPanel.el, hPanel.el), checks.el, summary);
 
@@ -100,7 +100,7 @@ export function mount(figure, { run }) {
         `the weight ratios are squared and the pattern concentrates on the leading keys; doubling τ takes their square roots and ` +
         `the pattern flattens towards 1/n.`,
       ];
-      verdicts.replaceChildren(...lines.map((t) => { const el = paragraph(); el.textContent = t; return el; }));
+      say(lines);
 
       summary.textContent =
         `At τ = ${tauText(tau)} = ${fmt(tau * root)} (dₖ = ${dk}, ${n} keys, ${fmtInt(rows)} queries, seed ${seed}), the largest weight averages ` +

@@ -5,7 +5,7 @@ import { SERIES_COLORS } from '../plots/style.js';
 import { heatmapPlot } from '../plots/heatmap.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, setTex, panel } from '../readout.js';
-import { DK_TICKS, SERIES, SWEEP_PARAMS, list, marker, nonMaxMass, outside, paragraph, quote, runBoth, tex, sourcesPanel } from './softmax-saturation.js';
+import { DK_TICKS, SERIES, SWEEP_PARAMS, list, marker, nonMaxMass, outside, quote, runBoth, tex, sourcesPanel } from './softmax-saturation.js';
 import './softmax-saturation.css';
 
 export const id = 'vanishing-gradients';
@@ -43,7 +43,7 @@ export function mount(figure, { run }) {
   const normPanel = panel('Frobenius norm ‖J‖ against dₖ');
   const gradPanel = panel('Gradient reaching a non-max score against dₖ');
   const checks = sourcesPanel('The course text’s “healthy gradients”, and a one-hot row');
-  const { verdicts } = checks;
+  const { say } = checks;
   const summary = liveSummary();
   figure.body.append(formula, grid(peaked.el, spread.el), grid(normPanel.el, gradPanel.el), checks.el, summary);
 
@@ -125,7 +125,7 @@ export function mount(figure, { run }) {
       `In float32, a weight below 2^(−149) ≈ e^(${fmt(Math.log(2 ** -149))}) rounds to 0, so a saturated row can be exactly one-hot: without the scale, ` +
       `${s.scales.none.oneHot[last]} of the ${fmtInt(s.rows)} queries at dₖ = ${s.dks[last]} are, and send back exactly nothing.`,
     ];
-    verdicts.replaceChildren(...lines.map((t) => { const el = paragraph(); el.textContent = t; return el; }));
+    say(lines);
   }
 
   return {
