@@ -34,6 +34,9 @@ await page.waitForFunction((sel) => {
   const figs = root ? [...(root.matches?.('figure.live') ? [root] : root.querySelectorAll('figure.live'))] : [];
   return figs.every((f) => f.dataset.state === 'ready');
 }, selector ?? null, { timeout: 60000 });
+// lay every section out for real: with content-visibility: auto, the sections above the shot
+// change height as they scroll in and out of view, and the element moves under the camera
+await page.addStyleTag({ content: 'main section { content-visibility: visible !important; }' });
 if (selector) await page.locator(selector).first().screenshot({ path: out });
 else await page.screenshot({ path: out, fullPage: true });
 console.log('wrote', out, 'from', url + query);

@@ -129,8 +129,9 @@ function setupStep(step) {
 
   const controls = renderControls(controlsEl, step.params, current, (next) => {
     current = next;
-    recordUrl(toSearch(step.id, step.params, current));
     if (view) update();
+    // the URL follows once the request is on its way: writing history costs a few ms
+    setTimeout(() => recordUrl(toSearch(step.id, step.params, current)));
   });
 
   const mountNow = () => {

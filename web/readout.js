@@ -2,6 +2,9 @@
 // readers, live formulas. Values are always inserted as text (or as TeX typeset by KaTeX, which
 // escapes it), never as markup.
 import katex from 'katex';
+import { morphChildren, show } from './morph.js';
+
+export { show };
 
 // <tag class="className">text</tag>; the text goes in as text.
 export function el(tag, className, text) {
@@ -12,8 +15,16 @@ export function el(tag, className, text) {
 }
 
 // Typesets `tex` into `el` (a formula with live numbers: build it with String.raw).
+// Typesets only when the TeX changed: most control changes leave most formulas as they were, and
+// KaTeX's new spans would cost the browser a restyle and relayout for nothing.
+const typeset = new WeakMap();
 export function setTex(el, tex, display = false) {
-  katex.render(tex, el, { displayMode: display, throwOnError: false });
+  const key = `${display ? 'D' : 'T'}${tex}`;
+  if (typeset.get(el) === key) return el;
+  const fresh = document.createElement('div');
+  katex.render(tex, fresh, { displayMode: display, throwOnError: false });
+  morphChildren(el, [...fresh.childNodes]);
+  typeset.set(el, key);
   return el;
 }
 
@@ -40,8 +51,14 @@ export function panel(title) {
 }
 
 // Fills `table` with a header row and one row per entry: { name, cells: [text…], outside? }.
+// Built detached and patched in: a redraw with the same shape only changes the cells' text.
 export function fillTable(table, columns, rows) {
-  table.replaceChildren();
+  const fresh = table.cloneNode(false);
+  buildTable(fresh, columns, rows);
+  morphChildren(table, [...fresh.childNodes]);
+}
+
+function buildTable(table, columns, rows) {
   const head = table.createTHead().insertRow();
   for (const c of columns) {
     const th = document.createElement('th');
@@ -69,7 +86,7 @@ export function dataTable(caption, columns, rows) {
   summary.textContent = caption;
   const table = document.createElement('table');
   table.className = 'readout';
-  fillTable(table, columns, rows.map((r) => ({ name: String(r[0]), cells: r.slice(1).map(String) })));
+  buildTable(table, columns, rows.map((r) => ({ name: String(r[0]), cells: r.slice(1).map(String) })));
   details.append(summary, table);
   return details;
 }

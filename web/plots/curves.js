@@ -3,7 +3,7 @@
 //   series: [{ name, points: [{ x, y, lo?, hi? }] }]   (one colour per series, in a legend)
 //   refs:   [{ name, points: [{ x, y }] } | { name, y }] dashed reference curves or levels
 import * as Plot from '@observablehq/plot';
-import { SERIES_COLORS, finishPlot } from './style.js';
+import { SERIES_COLORS, plot } from './style.js';
 
 // Ticks for a log axis: the powers of 10 in [lo, hi], with 2× and 5× when that spans at most two
 // decades; labelled in plain numbers (Plot's defaults thin them unevenly and use SI suffixes).
@@ -35,7 +35,7 @@ export function curvesPlot({ series, refs = [], xLabel, yLabel, xLog = false, yL
     Plot.line(rows, { x: 'x', y: 'y', stroke: 'series', strokeWidth: 2 }),
     Plot.dot(rows, { x: 'x', y: 'y', fill: 'series', r: 3 }),
   );
-  return finishPlot(Plot.plot({
+  return plot({
     width, height, marginLeft: 56, marginRight: 16,
     style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
     x: { type: xLog ? 'log' : 'linear', label: xLabel, grid: true, ...(xLog ? logAxis(rows.map((r) => r.x)) : {}) },
@@ -44,5 +44,5 @@ export function curvesPlot({ series, refs = [], xLabel, yLabel, xLog = false, yL
     color: { type: 'ordinal', domain: names, range: SERIES_COLORS.slice(0, names.length), legend: names.length > 1 },
     ariaLabel: ariaLabel ?? `${yLabel} against ${xLabel}: ${names.join(', ')}`,
     marks,
-  }));
+  });
 }

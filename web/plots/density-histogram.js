@@ -7,7 +7,7 @@
 //   yLog: a log density axis, which shows the tails; bars with no samples are left out and the
 //         axis starts at half the density of a single sample
 import * as Plot from '@observablehq/plot';
-import { finishPlot } from './style.js';
+import { plot } from './style.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -49,7 +49,7 @@ export function densityHistogramPlot({ counts, lo, hi, n, curves = [], xLabel, y
       strokeDasharray: c.dashed ? '5,4' : null, clip: true }));
   });
   if (!yLog) marks.push(Plot.ruleY([0]));
-  const plot = finishPlot(Plot.plot({
+  const svg = plot({
     width, height, marginLeft: 52, marginRight: 12,
     style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
     x: { label: xLabel, domain: [lo, hi] },
@@ -59,7 +59,7 @@ export function densityHistogramPlot({ counts, lo, hi, n, curves = [], xLabel, y
     ariaLabel: ariaLabel ?? `Histogram of ${n} samples of ${xLabel}` +
       (curves.length ? ` with ${curves.map((c) => c.name).join(' and ')}` : ''),
     marks,
-  }));
+  });
   const wrap = document.createElement('div');
   wrap.className = 'density-histogram';
   if (curves.length) {
@@ -69,7 +69,7 @@ export function densityHistogramPlot({ counts, lo, hi, n, curves = [], xLabel, y
     curves.forEach((c) => legend.append(legendItem(c.name, strokeOf(c), c.dashed)));
     wrap.append(legend);
   }
-  wrap.append(plot);
+  wrap.append(svg);
   return wrap;
 }
 

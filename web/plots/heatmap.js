@@ -2,7 +2,7 @@
 //   values: row-major Float32Array or array of length rows·cols
 //   diverging: true for signed data centred on 0 (a Jacobian), false for weights in [0, max]
 import * as Plot from '@observablehq/plot';
-import { finishPlot } from './style.js';
+import { plot } from './style.js';
 
 // Piecewise-linear colour ramp through the given hex stops, t in [0, 1].
 function ramp(stops) {
@@ -32,7 +32,7 @@ export function heatmapPlot({ values, rows, cols, rowLabel = 'row', colLabel = '
   if (cellText) marks.push(Plot.text(cells, { x: 'j', y: 'i', text: (c) => cellLabel(c.v),
     // strong cells are dark on white and light on the dark theme: the label takes the other tone
     fill: (c) => ((Math.abs(c.v) > 0.6 * extent) !== dark ? 'white' : 'black'), fontSize: 10 }));
-  return finishPlot(Plot.plot({
+  return plot({
     width, height: height ?? Math.round(width * rows / cols) + 60, marginLeft: 40, marginBottom: 36,
     style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
     x: { label: colLabel, domain: cells.slice(0, cols).map((c) => c.j) },
@@ -40,5 +40,5 @@ export function heatmapPlot({ values, rows, cols, rowLabel = 'row', colLabel = '
     color,
     ariaLabel: ariaLabel ?? `${rows}×${cols} heatmap of ${label}`,
     marks,
-  }));
+  });
 }

@@ -1,7 +1,7 @@
 // A histogram (as a density) with a reference density curve drawn over it.
 // Pure: data in, SVG node out.
 import * as Plot from '@observablehq/plot';
-import { finishPlot } from './style.js';
+import { plot } from './style.js';
 
 // { counts, lo, hi } from engine.describe; n = number of samples; pdf(x) the reference density.
 export function histogramPlot({ counts, lo, hi, n, pdf, xLabel, curveLabel, width = 440, height = 240 }) {
@@ -11,7 +11,7 @@ export function histogramPlot({ counts, lo, hi, n, pdf, xLabel, curveLabel, widt
     const x = lo + ((hi - lo) * i) / 160;
     return { x, y: pdf(x) };
   });
-  const plot = Plot.plot({
+  return plot({
     width, height,
     marginLeft: 48,
     marginBottom: 40,
@@ -25,7 +25,6 @@ export function histogramPlot({ counts, lo, hi, n, pdf, xLabel, curveLabel, widt
       Plot.ruleY([0]),
     ],
   });
-  return finishPlot(plot);
 }
 
 export const normalPdf = (sd) => (x) => Math.exp(-0.5 * (x / sd) ** 2) / (sd * Math.sqrt(2 * Math.PI));

@@ -6,7 +6,7 @@
 //   marker: { x, label }                                   the current value of the swept parameter
 //   colors: one colour per series (default: SERIES_COLORS in order)
 import * as Plot from '@observablehq/plot';
-import { SERIES_COLORS, finishPlot } from './style.js';
+import { SERIES_COLORS, plot } from './style.js';
 
 // Labels drawn over the curves keep a rim of the figure's background, in either theme.
 const HALO = { stroke: 'var(--panel)', strokeWidth: 4, paintOrder: 'stroke' };
@@ -56,7 +56,7 @@ export function sweepCurvesPlot({ series, refs = [], marker, xLabel, yLabel, xLo
   const ytf = yTickFormat ?? (yTicks ? String : powerOfTen);
   if (xTicks) marks.unshift(Plot.gridX(xTicks), Plot.axisX(xTicks, { text: xTickFormat ?? String, label: xLabel }));
   if (yt) marks.unshift(Plot.gridY(yt), Plot.axisY(yt, { text: ytf, label: yLabel }));
-  return finishPlot(Plot.plot({
+  return plot({
     width, height, marginLeft: 56, marginRight: 18, marginTop: 26,
     style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
     x: { type: xLog ? 'log' : 'linear', label: xLabel, grid: !xTicks },
@@ -64,5 +64,5 @@ export function sweepCurvesPlot({ series, refs = [], marker, xLabel, yLabel, xLo
     color: { domain: names, range: colors ?? SERIES_COLORS.slice(0, names.length), legend: names.length > 1 },
     ariaLabel: ariaLabel ?? `${yLabel} against ${xLabel}: ${names.join(', ')}`,
     marks,
-  }));
+  });
 }

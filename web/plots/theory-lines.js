@@ -5,7 +5,7 @@
 //   lines:    [{ name, points: [{ x, y }] }]              curves (the next colours)
 //   hrules:   [{ y, label }]   vrules: [{ x, label }]     thin dashed rules in the text colour
 import * as Plot from '@observablehq/plot';
-import { SERIES_COLORS, finishPlot } from './style.js';
+import { SERIES_COLORS, plot } from './style.js';
 
 // Log-axis tick labels as plain numbers (0.25, 4, 1024), never SI prefixes (250m, 1k). With base 2
 // (xBase: 2) every power of two gets a label; base 10 labels only a few ticks per decade.
@@ -37,7 +37,7 @@ export function theoryPlot({ measured = [], lines = [], hrules = [], vrules = []
       Plot.dot(m.points, { x: 'x', y: 'y', fill: () => m.name, r: 3.5, stroke: 'var(--panel, white)', strokeWidth: 1 }),
     );
   }
-  return finishPlot(Plot.plot({
+  return plot({
     width, height, marginLeft: 56, marginRight: 20, marginTop: 20, marginBottom: 40,
     style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
     x: { type: xLog ? 'log' : 'linear', base: xLog ? xBase : undefined, label: xLabel, labelAnchor: 'center', labelOffset: 34, grid: true, domain: xDomain,
@@ -46,5 +46,5 @@ export function theoryPlot({ measured = [], lines = [], hrules = [], vrules = []
     color: { domain: names, range: SERIES_COLORS.slice(0, names.length), legend: names.length > 1 },
     ariaLabel: ariaLabel ?? `${yLabel} against ${xLabel}: ${names.join(', ')}`,
     marks,
-  }));
+  });
 }

@@ -2,7 +2,7 @@
 // heavy tails, LayerNorm. Each with the formula that holds instead.
 import { theoryPlot } from '../plots/theory-lines.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, keyboardScroll } from '../readout.js';
+import { dataTable, fillTable, grid, keyboardScroll, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import './breaking-assumptions.css';
 
 export const id = 'breaking-assumptions';
@@ -100,7 +100,7 @@ export function mount(figure, { run }) {
       const premiseLine = { name: 'dₖ, the derivation’s premise', points: pts.map((p) => ({ x: p.dk, y: p.dk })) };
       const corrected = { name: d.formula, points: pts.map((p) => ({ x: p.dk, y: p.formulaVariance })) };
       const measured = (f) => ({ name: 'measured, 95% interval', points: pts.map((p) => ({ x: p.dk, ...f(p) })) });
-      left.plot.replaceChildren(theoryPlot({
+      show(left.plot, theoryPlot({
         measured: [measured((p) => ({ y: p.variance, lo: Math.max(p.varianceCI[0], 1e-3), hi: p.varianceCI[1] }))],
         lines: departure === 'student-t' ? [premiseLine] : [premiseLine, corrected],
         xLabel: 'dₖ', yLabel: 'Var(q·k)', xLog: true, xBase: 2, yLog: true, yBase: 2, xTicks: dks, height: 300,
@@ -113,7 +113,7 @@ export function mount(figure, { run }) {
         const lines = [{ name: 'normal entries: 1.96·√((2 + 6/dₖ)/n)', points: pts.map((p) => ({ x: p.dk, y: p.normalHalfWidth })) }];
         if (Number.isFinite(pts[0].tHalfWidth)) lines.push({ name: `Student-t ν = ${values.df}: 1.96·√((2 + (m₄² − 3)/dₖ)/n)`, points: pts.map((p) => ({ x: p.dk, y: p.tHalfWidth })) });
         const widths = pts.map((p) => (p.varianceCI[1] - p.varianceCI[0]) / 2 / p.dk);
-        right.plot.replaceChildren(theoryPlot({
+        show(right.plot, theoryPlot({
           measured: [{ name: 'measured half-width', points: pts.map((p, i) => ({ x: p.dk, y: widths[i] })) }], lines,
           xLabel: 'dₖ', yLabel: 'half-width / dₖ', xLog: true, xBase: 2, yLog: true, xTicks: dks, height: 300,
           ariaLabel: 'Measured relative half-width of the variance interval against dₖ, with the widths expected for normal and Student-t entries',
@@ -121,7 +121,7 @@ export function mount(figure, { run }) {
       } else {
         right.title.textContent = 'What 1/√dₖ leaves: Var(q·k/√dₖ)';
         const ys = pts.flatMap((p) => [p.varianceCI[0] / p.dk, p.varianceCI[1] / p.dk, d.ratioOf(p.dk), 1]);
-        right.plot.replaceChildren(theoryPlot({
+        show(right.plot, theoryPlot({
           measured: [measured((p) => ({ y: p.variance / p.dk, lo: p.varianceCI[0] / p.dk, hi: p.varianceCI[1] / p.dk }))],
           lines: [{ name: '1, the premise', points: pts.map((p) => ({ x: p.dk, y: 1 })) },
             { name: d.ratio, points: pts.map((p) => ({ x: p.dk, y: d.ratioOf(p.dk) })) }],
@@ -137,7 +137,7 @@ export function mount(figure, { run }) {
       overview.table.tBodies[0].rows[rows.findIndex((r) => r.key === departure)].classList.add('chosen');
 
       const inside = (p) => p.varianceCI[0] <= p.formulaVariance && p.formulaVariance <= p.varianceCI[1];
-      data.replaceChildren(dataTable('Data: every dₖ, measured and predicted',
+      show(data, dataTable('Data: every dₖ, measured and predicted',
         ['dₖ', 'mean of q·k', 'formula', 'variance', '95% interval', 'formula', 'dₖ'],
         pts.map((p) => [p.dk, fmt(p.mean, 3), fmt(p.formulaMean, 4), fmt(p.variance, 4), fmtInterval(p.varianceCI, 4),
           fmt(p.formulaVariance, 4), p.dk])));

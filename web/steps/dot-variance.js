@@ -3,7 +3,7 @@
 import { histogramPlot, normalPdf } from '../plots/histogram.js';
 import { curvesPlot } from '../plots/curves.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, el } from '../readout.js';
+import { dataTable, el, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import './dot-variance.css';
 
 export const id = 'dot-variance';
@@ -33,7 +33,7 @@ export function mount(figure, { run }) {
   figure.body.append(formula, grid(raw.el, scaled.el), sweepTitle, grid(sweepRaw, sweepScaled), sweepNote, sweepAlt, summary);
 
   function draw(target, stats, sd, label, curveLabel, theoryVar) {
-    target.plot.replaceChildren(histogramPlot({ ...stats, pdf: normalPdf(sd), xLabel: label, curveLabel }));
+    show(target.plot, histogramPlot({ ...stats, pdf: normalPdf(sd), xLabel: label, curveLabel }));
     const inMean = inside(stats.meanCI, 0);
     const inVar = inside(stats.varianceCI, theoryVar);
     fillTable(target.table, ['statistic', 'measured', '95% interval', 'theory'], [
@@ -48,14 +48,14 @@ export function mount(figure, { run }) {
     const { points } = sweep;
     const rawPoints = points.map((p) => ({ x: p.dk, y: p.variance, lo: p.varianceCI[0], hi: p.varianceCI[1] }));
     const unitPoints = points.map((p) => ({ x: p.dk, y: p.variance / p.dk, lo: p.varianceCI[0] / p.dk, hi: p.varianceCI[1] / p.dk }));
-    sweepRaw.replaceChildren(curvesPlot({
+    show(sweepRaw, curvesPlot({
       // (a series name must not start with "Var(": Observable Plot would read it as a CSS var() colour)
       series: [{ name: 'measured variance of q·k', points: rawPoints }],
       refs: [{ name: 'y = dₖ', points: points.map((p) => ({ x: p.dk, y: p.dk })) }],
       xLabel: 'dₖ', yLabel: 'variance of q·k', xLog: true, yLog: true, width: 460, height: 280,
       ariaLabel: `Log–log plot of the measured variance of q·k against d_k from 1 to 4096, with 95% interval bars and the line y = d_k`,
     }));
-    sweepScaled.replaceChildren(curvesPlot({
+    show(sweepScaled, curvesPlot({
       series: [{ name: 'measured variance of q·k/√dₖ', points: unitPoints }],
       refs: [{ name: 'y = 1', y: 1 }],
       xLabel: 'dₖ', yLabel: 'variance of q·k/√dₖ', xLog: true, width: 460, height: 280,
@@ -68,7 +68,7 @@ export function mount(figure, { run }) {
       `${fmtInt(at(4096))} at dₖ = 4096: ${fmtInt(sweep.normals)} normal draws in all, seed ${sweep.seed}. ` +
       `Pair i comes from random stream i of the seed, as in the histograms, so at the histograms’ dₖ the point is the variance of their first n pairs. ` +
       `dₖ lies outside the 95% interval at ${misses} of ${points.length} points.`;
-    sweepAlt.replaceChildren(dataTable('The sweep as a table', ['dₖ', 'pairs', 'Var(q·k)', '95% interval', 'Var(q·k)/dₖ'],
+    show(sweepAlt, dataTable('The sweep as a table', ['dₖ', 'pairs', 'Var(q·k)', '95% interval', 'Var(q·k)/dₖ'],
       points.map((p) => [p.dk, fmtInt(p.count), fmt(p.variance, 4), fmtInterval(p.varianceCI, 4), fmt(p.variance / p.dk, 4)])));
   }
 

@@ -5,7 +5,7 @@ import { barsPlot } from '../plots/bars.js';
 import { curvesPlot } from '../plots/curves.js';
 import { heatmapPlot } from '../plots/heatmap.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { dataTable, fillTable, liveFormula, liveSummary, setTex, el } from '../readout.js';
+import { dataTable, el, fillTable, liveFormula, liveSummary, setTex, show } from '../readout.js';
 import './exercises.css';
 
 export const id = 'exercises';
@@ -178,13 +178,13 @@ export function mount(figure, { run }) {
       const c = r.crossings.find((cr) => cr.t === threshold);
       const refs = [{ name: `t = ${threshold}`, y: threshold }];
       if (c.x !== null) refs.push({ name: `x = ${fmt(c.x, 3)}`, points: [{ x: c.x, y: 0 }, { x: c.x, y: 1 }] });
-      e2.plot.replaceChildren(curvesPlot({
+      show(e2.plot, curvesPlot({
         series: [{ name: 'p₁ (the logit x)', points: pts(r.p1) }, { name: 'p₂ = p₃ = p₄ (the zeros)', points: pts(r.rest) }],
         refs, xLabel: 'x', yLabel: 'weight', yDomain: [0, 1], height: 260,
         ariaLabel: `The four weights of softmax(x, 0, 0, 0) for x from 0 to ${r.xMax}, with the threshold ${threshold}`,
       }));
       const ints = Array.from({ length: r.xMax + 1 }, (_, i) => Math.round(i / r.step));
-      e2.data.replaceChildren(dataTable('The weights as a table', ['x', 'p₁', 'p₂ = p₃ = p₄'],
+      show(e2.data, dataTable('The weights as a table', ['x', 'p₁', 'p₂ = p₃ = p₄'],
         ints.map((i) => [String(Number(r.x[i].toFixed(2))), fmt(r.p1[i], 4), fmt(r.rest[i], 4)])));
       setTex(e2.formula, String.raw`p_1(x)=\frac{e^x}{e^x+3}>t\iff x>\ln\frac{3t}{1-t}=\ln\frac{3\cdot ${threshold}}{1-${threshold}}=${tex(c.closedForm, 2)}`, true);
       fillTable(e2.table, ['threshold t', `first x on the grid (step ${r.step})`, 'closed form ln(3t/(1 − t))'],
@@ -213,11 +213,11 @@ export function mount(figure, { run }) {
       const names = r.taus.map((t, i) => `τ = ${TAU_NAMES[i]} = ${fmtTau(t)}`);
       const w = (t) => Array.from(r.weights.subarray(t * r.n, (t + 1) * r.n));
       setTex(e4.formula, String.raw`p=\operatorname{softmax}(Kq/\tau),\qquad \tau\in\{${r.taus.map((t, i) => `${TAU_TEX[i]}=${texTau(t)}`).join(',\\ ')}\},\quad d_k=${r.dk}`, true);
-      e4.plot.replaceChildren(barsPlot({
+      show(e4.plot, barsPlot({
         categories: keys, series: names.map((name, t) => ({ name, values: w(t) })), yLabel: 'weight', height: 240,
         ariaLabel: `The weights of one query over ${r.n} keys at three temperatures`,
       }));
-      e4.data.replaceChildren(dataTable('The weights as a table', ['key', ...names],
+      show(e4.data, dataTable('The weights as a table', ['key', ...names],
         keys.map((k, j) => [k, ...r.taus.map((_, t) => fmt(r.weights[t * r.n + j], 3))])));
       fillTable(e4.table, ['τ', 'max weight (this query)', 'entropy (this query)', `mean max weight (${r.rows} queries)`, `mean entropy (${r.rows} queries)`],
         r.taus.map((t, i) => ({ name: names[i], cells: [fmt(r.max[i]), fmt(r.entropy[i]), pm(r.means[i].maxWeight), pm(r.means[i].entropy)] })));
@@ -237,12 +237,12 @@ export function mount(figure, { run }) {
         }));
         return wrap;
       };
-      e5.plots.replaceChildren(map(r.peaked, `peaked: softmax(${r.peak}, 0, 0, 0)`), map(r.uniform, 'uniform: softmax(0, 0, 0, 0)'));
+      show(e5.plots, map(r.peaked, `peaked: softmax(${r.peak}, 0, 0, 0)`), map(r.uniform, 'uniform: softmax(0, 0, 0, 0)'));
       const row = (p) => Array.from(p, (v) => tex(v, 3)).join(',\\ ');
       setTex(e5.formula, String.raw`J=\operatorname{diag}(p)-pp^\top,\qquad p_{\text{peaked}}=(${row(r.peaked.p)}),\quad p_{\text{uniform}}=(${row(r.uniform.p)})`, true);
       const cols = ['i \\ j', ...Array.from({ length: r.n }, (_, j) => `j = ${j + 1}`)];
       const asRows = (side, name) => Array.from({ length: r.n }, (_, i) => [`${name} i = ${i + 1}`, ...Array.from(side.jacobian.subarray(i * r.n, (i + 1) * r.n), (v) => fmt(v, 3))]);
-      e5.data.replaceChildren(dataTable('Both Jacobians as a table', cols, [...asRows(r.peaked, 'peaked'), ...asRows(r.uniform, 'uniform')]));
+      show(e5.data, dataTable('Both Jacobians as a table', cols, [...asRows(r.peaked, 'peaked'), ...asRows(r.uniform, 'uniform')]));
       fillTable(e5.table, ['', 'largest weight', '‖J‖_F (engine)', 'closed form', 'largest |Jᵢⱼ|'], [
         { name: 'peaked', cells: [fmt(r.peaked.p[0], 4), fmt(r.peaked.norm, 4), fmt(r.peaked.closedForm, 4), fmt(r.peaked.maxAbs, 4)] },
         { name: 'uniform', cells: [fmt(r.uniform.p[0], 4), fmt(r.uniform.norm, 4), `√${r.n - 1}/${r.n} = ${fmt(r.uniformTheory, 4)}`, fmt(r.uniform.maxAbs, 4)] },

@@ -1,8 +1,9 @@
 // (eq:full-attention) softmax(QKᵀ/√d_k)V on one random draw, unscaled beside scaled, with the
 // causal mask as a toggle: the attention weights and the outputs as heatmaps, per-row peakedness.
+import { morph } from '../morph.js';
 import { heatmapPlot } from '../plots/heatmap.js';
 import { fmt } from '../format.js';
-import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, el } from '../readout.js';
+import { dataTable, el, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import './full-attention.css';
 
 export const id = 'full-attention';
@@ -61,15 +62,16 @@ export function mount(figure, { run }) {
     wrapO.className = 'attention-map';
     wrapW.append(w);
     wrapO.append(o);
-    side.maps.replaceChildren(wrapW, wrapO);
+    show(side.maps, wrapW, wrapO);
     const cols = ['query', ...Array.from({ length: n }, (_, j) => `weight k${sub(j + 1)}`), ...Array.from({ length: dv }, (_, c) => `out${sub(c + 1)}`)];
     const rows = Array.from({ length: n }, (_, i) => [
       `q${sub(i + 1)}`,
       ...Array.from(r.weights.subarray(i * n, (i + 1) * n), (x) => fmt(x, 3)),
       ...Array.from(r.output.subarray(i * dv, (i + 1) * dv), (x) => fmt(x, 3)),
     ]);
-    side.plot.querySelector('details')?.remove();
-    side.plot.append(dataTable(`Weights and outputs (${label}) as a table`, cols, rows));
+    const table = dataTable(`Weights and outputs (${label}) as a table`, cols, rows);
+    const shown = side.plot.querySelector('details');
+    if (shown) morph(shown, table); else side.plot.append(table);
   }
 
   return {

@@ -3,7 +3,7 @@
 import { histogramPlot, normalPdf } from '../plots/histogram.js';
 import { theoryPlot } from '../plots/theory-lines.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, keyboardScroll } from '../readout.js';
+import { dataTable, fillTable, grid, keyboardScroll, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import './initialization.css';
 
 export const id = 'initialization';
@@ -68,7 +68,7 @@ export function mount(figure, { run }) {
         String.raw`\operatorname{Var}\Big(\frac{q\cdot k}{\sqrt{d_k}}\Big)=\frac{d_k\,\sigma_q^2\sigma_k^2}{d_k}=\sigma_q^2\sigma_k^2=${fmt(f.score, 4)}\end{gathered}`, true);
 
       // the histogram of q·k/√d_k with the normal density the formula predicts
-      hist.plot.replaceChildren(histogramPlot({ ...r.score, pdf: normalPdf(Math.sqrt(f.score)), xLabel: 'q·k/√dₖ',
+      show(hist.plot, histogramPlot({ ...r.score, pdf: normalPdf(Math.sqrt(f.score)), xLabel: 'q·k/√dₖ',
         curveLabel: `N(0, ${fmt(f.score, 3)})` }));
 
       // the formulas against d_model at this d_k, and the measurement
@@ -83,14 +83,14 @@ export function mount(figure, { run }) {
       const point = { x: dmodel, y: r.score.variance, lo: Math.max(r.score.varianceCI[0], 1e-9), hi: r.score.varianceCI[1] };
       // the rules span 1/4 … 4; the custom-σ curve is clipped to the frame
       const yDomain = [Math.min(0.1, point.lo / 1.5), Math.max(10, point.hi * 1.5)];
-      curves.plot.replaceChildren(theoryPlot({
+      show(curves.plot, theoryPlot({
         measured: [{ name: `measured, ${INIT_LABELS[init]}`, points: [point] }], lines,
         vrules: [{ x: dmodel, label: `d_model = ${dmodel}` }],
         xLabel: 'd_model', yLabel: 'Var(q·k/√dₖ)', xLog: true, xBase: 2, yLog: true, xTicks: [32, 64, 128, 256, 512, 1024, 2048, 4096],
         xDomain: [D_AXIS[0], D_AXIS.at(-1)], yDomain, height: 300,
         ariaLabel: `Var(q·k/√dₖ) against d_model at dₖ = ${dk} for each initialisation, with the measured value`,
       }));
-      curvesData.replaceChildren(dataTable('Data: the formulas against d_model', ['d_model', ...lines.map((l) => l.name)],
+      show(curvesData, dataTable('Data: the formulas against d_model', ['d_model', ...lines.map((l) => l.name)],
         D_AXIS.map((d, i) => [d, ...lines.map((l) => fmt(l.points[i].y, 4))])));
 
       const rows = [

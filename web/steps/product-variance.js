@@ -3,7 +3,7 @@
 import { densityHistogramPlot } from '../plots/density-histogram.js';
 import { normalPdf } from '../plots/histogram.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex } from '../readout.js';
+import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import { FOURTH_MOMENT, productDensity } from '../experiments/product-variance.js';
 import './product-variance.css';
 
@@ -55,14 +55,14 @@ export function mount(figure, { run }) {
         ...(density ? [{ name: `${law.density}, exact`, pdf: density }] : []),
         { name: 'N(0, 1), same variance', pdf: normalPdf(1), dashed: true },
       ];
-      hist.plot.replaceChildren(densityHistogramPlot({
+      show(hist.plot, densityHistogramPlot({
         ...s, curves, xLabel: 'XY', yLog: axis === 'log', width: 460, height: 270,
         ariaLabel: `Histogram of ${fmtInt(s.n)} sampled products XY of ${law.name}` +
           `${density ? `, with the exact density ${law.density}` : ''} and the N(0, 1) density` +
           (axis === 'log' ? ', on a log density axis' : ''),
       }));
       const w = (s.hi - s.lo) / s.counts.length;
-      alt.replaceChildren(dataTable('The histogram as a table', ['bin centre', 'count', 'density', density ? law.density : 'N(0, 1)'],
+      show(alt, dataTable('The histogram as a table', ['bin centre', 'count', 'density', density ? law.density : 'N(0, 1)'],
         Array.from(s.counts, (c, b) => {
           const x = Math.round((s.lo + (b + 0.5) * w) * 1e9) / 1e9;  // the centre bin's centre is 0, not 10⁻¹⁶
           const y = (density ?? normalPdf(1))(x);

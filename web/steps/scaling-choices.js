@@ -3,7 +3,7 @@
 import { barsPlot } from '../plots/bars.js';
 import { sweepCurvesPlot } from '../plots/sweep-curves.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { fillTable, grid, liveFormula, liveSummary, setTex, dataTable, panel } from '../readout.js';
+import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import { DK_TICKS, SERIES, SWEEP_PARAMS, marker, runBoth, sub, sweepPoints, sweepTable, tex, sourcesPanel } from './softmax-saturation.js';
 import './softmax-saturation.css';
 
@@ -29,7 +29,7 @@ export function mount(figure, { run }) {
   function drawRow(r) {
     const { n, dk } = r;
     const cats = Array.from({ length: n }, (_, j) => `k${sub(j + 1)}`);
-    one.plot.replaceChildren(barsPlot({
+    show(one.plot, barsPlot({
       categories: cats, width: 900, height: 230,
       series: NAMES.map((k) => ({ name: SERIES[k], values: Array.from(r.scales[k].p) })),
       ariaLabel: `Softmax weights of query ${r.query} over ${n} keys at d_k = ${dk}: no scale, divided by √d_k, divided by d_k`,
@@ -48,19 +48,19 @@ export function mount(figure, { run }) {
     const logn = Math.log(n);
     const all = NAMES.map((k) => ({ name: SERIES[k], stat: k }));
     const theory = (k) => s.dks.map((x) => ({ x, y: x ** (1 - 2 * POWER[k]) }));
-    varPanel.plot.replaceChildren(sweepCurvesPlot({
+    show(varPanel.plot, sweepCurvesPlot({
       series: all.map(({ name, stat }) => ({ name, points: sweepPoints(s, stat, 'scoreVariance') })),
       refs: [{ name: 'theory c²·dₖ', points: theory('none') }, { name: '', points: theory('sqrt') }, { name: '', points: theory('dk') }],
       marker: marker(dk), xTicks: DK_TICKS, yTicks: [1 / 4096, 1 / 64, 1, 64, 4096],
       yTickFormat: (v) => (v < 1 ? `1/${Math.round(1 / v)}` : String(v)),
       xLabel: 'dₖ', yLabel: 'score variance (within a query)', yLog: true, yDomain: [1 / 8192, 8192], width: 900, height: 320,
     }), sweepTable('Score variance against dₖ as a table', s, NAMES, 'scoreVariance'));
-    maxPanel.plot.replaceChildren(sweepCurvesPlot({
+    show(maxPanel.plot, sweepCurvesPlot({
       series: all.map(({ name, stat }) => ({ name, points: sweepPoints(s, stat, 'maxWeight') })),
       refs: [{ name: `uniform: 1/n = ${fmt(1 / n)}`, y: 1 / n }], marker: marker(dk), xTicks: DK_TICKS,
       xLabel: 'dₖ', yLabel: 'mean largest weight', yDomain: [0, 1],
     }), sweepTable('Largest weight against dₖ as a table', s, NAMES, 'maxWeight'));
-    hPanel.plot.replaceChildren(sweepCurvesPlot({
+    show(hPanel.plot, sweepCurvesPlot({
       series: all.map(({ name, stat }) => ({ name, points: sweepPoints(s, stat, 'entropy') })),
       refs: [{ name: `uniform: log n = ${fmt(logn)}`, y: logn }], marker: marker(dk), xTicks: DK_TICKS,
       xLabel: 'dₖ', yLabel: 'mean entropy (nats)', yDomain: [0, logn * 1.08],

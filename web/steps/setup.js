@@ -1,7 +1,7 @@
 // (eq:setup) Queries, keys and the score matrix S = QKᵀ, on a tiny example the reader can read
 // number by number.
 import { heatmapPlot } from '../plots/heatmap.js';
-import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex } from '../readout.js';
+import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import './setup.css';
 
 export const id = 'setup';
@@ -66,8 +66,8 @@ export function mount(figure, { run }) {
       // outline the cell of the pair the formula spells out (Plot draws the cells in row-major order)
       const cell = svg.querySelectorAll('g[aria-label="cell"] rect')[i * NK + j];
       cell?.classList.add('selected-cell');
-      scores.plot.replaceChildren(svg);
-      alt.replaceChildren(dataTable('The scores as a table', ['query', ...colNames],
+      show(scores.plot, svg);
+      show(alt, dataTable('The scores as a table', ['query', ...colNames],
         rowNames.map((n, a) => [n, ...colNames.map((_, b) => fixed(r.s[a * NK + b]))])));
 
       setTex(shapes, String.raw`Q\in\mathbb{R}^{${NQ}\times ${dk}},\quad K\in\mathbb{R}^{${NK}\times ${dk}}` +

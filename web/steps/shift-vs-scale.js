@@ -3,7 +3,7 @@
 import { theoryPlot } from '../plots/theory-lines.js';
 import { barsPlot } from '../plots/bars.js';
 import { fmt, fmtInt } from '../format.js';
-import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, keyboardScroll } from '../readout.js';
+import { dataTable, fillTable, grid, keyboardScroll, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import './shift-vs-scale.css';
 
 export const id = 'shift-vs-scale';
@@ -61,14 +61,14 @@ export function mount(figure, { run }) {
         else { if (last) last.points.push(s); segments.push({ status: s.status, points: [s] }); }
       }
       const naiveLines = segments.map((g) => ({ name: `naive, ln Σ exp(xⱼ): ${STATUS[g.status]}`, points: g.points.map((s) => ({ x: s.c, y: s.lse })) }));
-      sweep.plot.replaceChildren(theoryPlot({
+      show(sweep.plot, theoryPlot({
         lines: [{ name: 'stable, ln Σ exp(xⱼ − max x)', points: r.sweep.map((s) => ({ x: s.c, y: s.lseShifted })) }, ...naiveLines],
         hrules: [{ y: t.lnFltMax, label: 'ln FLT_MAX' }],
         vrules: [{ x: offset, label: `c = ${offset}` }],
         xLabel: 'largest logit c', yLabel: 'log of the denominator', xDomain: [0, 200], yDomain: [0, 210],
         ariaLabel: 'The logarithm of the naive and the stable softmax denominators against the largest logit c, with the level ln FLT_MAX',
       }));
-      sweepData.replaceChildren(dataTable('Data: where the naive softmax fails along c', ['c from', 'to', 'naive softmax', 'ln Σ eˣ from', 'to'],
+      show(sweepData, dataTable('Data: where the naive softmax fails along c', ['c from', 'to', 'naive softmax', 'ln Σ eˣ from', 'to'],
         segments.map((g) => {
           const own = g.points.filter((s) => s.status === g.status);
           return [fmt(own[0].c, 4), fmt(own.at(-1).c, 4), STATUS[g.status], fmt(own[0].lse, 5), fmt(own.at(-1).lse, 5)];
@@ -85,7 +85,7 @@ export function mount(figure, { run }) {
       // --- the scale: four rows of three logits
       const label = { row: 'the row', divided: `÷ ${divisor}`, lowered: '− 97', maxSubtracted: '− max' };
       const legend = (row) => `${label[row.key]}: ${plainRow(row.values)}`;
-      bars.plot.replaceChildren(barsPlot({
+      show(bars.plot, barsPlot({
         categories: ['x₁', 'x₂', 'x₃'],
         series: r.scaleRows.map((row) => ({ name: legend(row), values: row.softmax })),
         yLabel: 'softmax weight', width: 360, height: 250,

@@ -3,7 +3,7 @@
 import { barsPlot } from '../plots/bars.js';
 import { sweepCurvesPlot } from '../plots/sweep-curves.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, el } from '../readout.js';
+import { dataTable, el, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import './softmax-saturation.css';
 
 export const id = 'softmax-saturation';
@@ -119,7 +119,7 @@ export function mount(figure, { run }) {
   function drawQuery(r) {
     const { n, dk } = r;
     const cats = Array.from({ length: n }, (_, j) => `k${sub(j + 1)}`);
-    one.plot.replaceChildren(barsPlot({
+    show(one.plot, barsPlot({
       categories: cats, width: 900, height: 230,
       series: [{ name: SERIES.none, values: Array.from(r.p) }, { name: SERIES.sqrt, values: Array.from(r.pScaled) }],
       ariaLabel: `Softmax weights of query ${r.query} over ${n} keys at d_k = ${dk}, unscaled and scaled by 1/√${dk}`,
@@ -140,12 +140,12 @@ export function mount(figure, { run }) {
     const { n } = s;
     const i = s.dks.indexOf(dk);
     const logn = Math.log(n);
-    curvesMax.plot.replaceChildren(sweepCurvesPlot({
+    show(curvesMax.plot, sweepCurvesPlot({
       series: [{ name: SERIES.none, points: sweepPoints(s, 'none', 'maxWeight') }, { name: SERIES.sqrt, points: sweepPoints(s, 'sqrt', 'maxWeight') }],
       refs: [{ name: `uniform: 1/n = ${fmt(1 / n)}`, y: 1 / n }], marker: marker(dk), xTicks: DK_TICKS,
       xLabel: 'dₖ', yLabel: 'mean largest weight', yDomain: [0, 1],
     }), sweepTable('Largest weight against dₖ as a table', s, ['none', 'sqrt'], 'maxWeight'));
-    curvesH.plot.replaceChildren(sweepCurvesPlot({
+    show(curvesH.plot, sweepCurvesPlot({
       series: [{ name: SERIES.none, points: sweepPoints(s, 'none', 'entropy') }, { name: SERIES.sqrt, points: sweepPoints(s, 'sqrt', 'entropy') }],
       refs: [{ name: `uniform: log n = ${fmt(logn)}`, y: logn }], marker: marker(dk), xTicks: DK_TICKS,
       xLabel: 'dₖ', yLabel: 'mean entropy (nats)', yDomain: [0, logn * 1.08],

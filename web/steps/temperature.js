@@ -3,7 +3,7 @@
 import { barsPlot } from '../plots/bars.js';
 import { sweepCurvesPlot } from '../plots/sweep-curves.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { dataTable, fillTable, grid, liveFormula, liveSummary, setTex, panel } from '../readout.js';
+import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import { DK_POW2, marker, sub, tex, sourcesPanel } from './softmax-saturation.js';
 import './softmax-saturation.css';
 
@@ -40,7 +40,7 @@ export function mount(figure, { run }) {
       const q = r.query;
       const root = Math.sqrt(dk);
       const cats = Array.from({ length: n }, (_, j) => `k${sub(j + 1)}`);
-      bars.plot.replaceChildren(barsPlot({
+      show(bars.plot, barsPlot({
         categories: cats, width: 900, height: 230,
         series: r.exercise.map((e) => ({ name: `τ = ${tauText(e.t)}`, values: Array.from(e.p) })),
         ariaLabel: `Softmax weights of query ${q} over ${n} keys at d_k = ${dk} for three temperatures`,
@@ -59,11 +59,11 @@ export function mount(figure, { run }) {
       const name = `mean of ${fmtInt(rows)} queries, dₖ = ${dk}`;
       const table = (stat, caption) => dataTable(caption, ['τ/√dₖ', 'τ', 'mean', '95% interval'],
         r.grid.map((t, i) => [fmt(t, 3), fmt(t * root), fmt(r[stat].mean[i]), fmtInterval([r[stat].lo[i], r[stat].hi[i]])]));
-      maxPanel.plot.replaceChildren(sweepCurvesPlot({
+      show(maxPanel.plot, sweepCurvesPlot({
         series: [{ name, points: pts('maxWeight') }], refs: [{ name: `uniform: 1/n = ${fmt(1 / n)}`, y: 1 / n }],
         marker: tauMark, xTicks: ticks, xLabel: 'τ / √dₖ', yLabel: 'mean largest weight', yDomain: [0, 1],
       }), table('maxWeight', 'Largest weight against τ as a table'));
-      hPanel.plot.replaceChildren(sweepCurvesPlot({
+      show(hPanel.plot, sweepCurvesPlot({
         series: [{ name, points: pts('entropy') }], refs: [{ name: `uniform: log n = ${fmt(logn)}`, y: logn }],
         marker: tauMark, xTicks: ticks, xLabel: 'τ / √dₖ', yLabel: 'mean entropy (nats)', yDomain: [0, logn * 1.08],
       }), table('entropy', 'Entropy against τ as a table'));

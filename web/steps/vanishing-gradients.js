@@ -4,7 +4,7 @@ import { sweepCurvesPlot } from '../plots/sweep-curves.js';
 import { SERIES_COLORS } from '../plots/style.js';
 import { heatmapPlot } from '../plots/heatmap.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { dataTable, fillTable, grid, liveFormula, liveSummary, setTex, panel } from '../readout.js';
+import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import { DK_TICKS, SERIES, SWEEP_PARAMS, list, marker, nonMaxMass, outside, quote, runBoth, tex, sourcesPanel } from './softmax-saturation.js';
 import './softmax-saturation.css';
 
@@ -53,7 +53,7 @@ export function mount(figure, { run }) {
     const names = Array.from({ length: n }, (_, j) => String(j + 1));
     const cell = Math.max(12, Math.min(34, Math.floor(300 / n)));
     for (const [side, x, label] of [[peaked, r.peaked, 'no scale'], [spread, r.spread, `÷√${dk}`]]) {
-      side.plot.replaceChildren(heatmapPlot({
+      show(side.plot, heatmapPlot({
         values: x.J, rows: n, cols: n, rowLabel: 'i (weight pᵢ)', colLabel: 'j (score sⱼ)', label: 'Jᵢⱼ = ∂pᵢ/∂sⱼ',
         diverging: true, domain: [-extent, extent], rowNames: names, colNames: names, cellText: n <= 6,
         width: cell * n + 60, height: cell * n + 90,
@@ -82,12 +82,12 @@ export function mount(figure, { run }) {
     const uniform = Math.sqrt(n - 1) / n;
     const lowest = (stat) => Math.min(...seriesOf(s, stat).flatMap((x) => x.points.map((p) => p.lo ?? p.y)));
     const jLo = Math.min(lowest('jacobianNorm'), uniform) / 2, gLo = lowest('nonmaxGrad') / 2;
-    normPanel.plot.replaceChildren(sweepCurvesPlot({
+    show(normPanel.plot, sweepCurvesPlot({
       series: seriesOf(s, 'jacobianNorm'), refs: [{ name: `uniform: √(n−1)/n = ${fmt(uniform)}`, y: uniform }],
       marker: marker(dk), xTicks: DK_TICKS, colors: SERIES_COLORS.slice(0, 3),
       xLabel: 'dₖ', yLabel: '‖J‖', yLog: true, yDomain: [jLo, 1], height: 300,
     }), sweepData('‖J‖ against dₖ as a table', s, 'jacobianNorm'));
-    gradPanel.plot.replaceChildren(sweepCurvesPlot({
+    show(gradPanel.plot, sweepCurvesPlot({
       series: seriesOf(s, 'nonmaxGrad'), marker: marker(dk), xTicks: DK_TICKS, colors: SERIES_COLORS.slice(0, 3),
       xLabel: 'dₖ', yLabel: 'mean ‖∂p/∂sⱼ‖ over non-max j', yLog: true, yDomain: [gLo, 1], height: 300,
     }), sweepData('Non-max gradient against dₖ as a table', s, 'nonmaxGrad'));

@@ -1,0 +1,50 @@
+// Redraw by patching: make the live DOM `into` look like a freshly built `from`, touching only what
+// differs. A figure redrawn with the same axes keeps every node and changes a few attributes, so
+// the browser restyles and relays out only those, not ~1000 new nodes (plots, tables, KaTeX); the
+// reader's state (an open <details>, focus, scroll) survives the redraw.
+//   show(container, ...nodes): container's children become nodes, patched in place where the
+//   shapes agree (same tag at the same position), replaced where they do not.
+
+// User state that a rebuilt node does not know about and must not undo.
+const KEEP = { DETAILS: ['open'] };
+
+function patchAttributes(a, b) {
+  // getAttributeNames + getAttribute: iterating `attributes` would create an Attr object for each
+  const keep = KEEP[a.nodeName] ?? [];
+  for (const name of a.getAttributeNames()) {
+    if (!b.hasAttribute(name) && !keep.includes(name)) a.removeAttribute(name);
+  }
+  for (const name of b.getAttributeNames()) {
+    const value = b.getAttribute(name);
+    if (a.getAttribute(name) === value) continue;
+    // CSSOM rather than a style attribute: a strict CSP (style-src 'self') allows only the former
+    if (name === 'style') a.style.cssText = b.style.cssText;
+    else if (name.includes(':')) a.setAttributeNS(b.getAttributeNode(name).namespaceURI, name, value);
+    else a.setAttribute(name, value);
+  }
+}
+
+// Patches node a to match b; returns the node now in the document.
+export function morph(a, b) {
+  if (a.nodeType !== b.nodeType || a.nodeName !== b.nodeName) { a.replaceWith(b); return b; }
+  if (a.nodeType !== Node.ELEMENT_NODE) {
+    if (a.nodeValue !== b.nodeValue) a.nodeValue = b.nodeValue;
+    return a;
+  }
+  if (a.isEqualNode(b)) return a;  // native deep comparison: unchanged subtrees cost nothing more
+  patchAttributes(a, b);
+  morphChildren(a, [...b.childNodes]);
+  return a;
+}
+
+export function morphChildren(parent, nodes) {
+  const old = parent.childNodes;
+  nodes.forEach((n, i) => {
+    if (i < old.length) morph(old[i], n);
+    else parent.appendChild(n);
+  });
+  while (old.length > nodes.length) parent.lastChild.remove();
+}
+
+export const show = (container, ...nodes) =>
+  morphChildren(container, nodes.map((n) => (typeof n === 'string' ? document.createTextNode(n) : n)));
