@@ -1,5 +1,6 @@
 // The page's handle on the worker. run(name, params, { channel, onProgress }) resolves with the
 // result, or with null when a newer request (or cancel) on the same channel superseded it.
+// onProgress(fraction, partial) hears each chunk; partial is what the experiment streams, if any.
 export function connectEngine() {
   const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   const pending = new Map();
@@ -16,7 +17,7 @@ export function connectEngine() {
     const p = pending.get(data.id);
     if (!p) return;
     if (!('progress' in data)) performance.mark('attnlab:received', { detail: data.id });
-    if ('progress' in data) { p.onProgress?.(data.progress); return; }
+    if ('progress' in data) { p.onProgress?.(data.progress, data.partial); return; }
     pending.delete(data.id);
     if (data.superseded) p.resolve(null);
     else if (data.error) p.reject(Object.assign(new Error(data.error.message), data.error));

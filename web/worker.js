@@ -1,7 +1,7 @@
 // The Web Worker that owns the engine for the page. Requests arrive as
 //   { id, channel, name, params }        name: an experiment (web/experiments/), or 'cancel'
 // and are answered with one of
-//   { id, progress }                      (any number, for long runs)
+//   { id, progress, partial? }            (any number, for long runs; partial: results so far)
 //   { id, result, ms }  |  { id, error: { name, message, code } }  |  { id, superseded: true }
 // One run per channel: a newer request (or a 'cancel') on a channel supersedes the run there.
 // Runs on different channels take turns chunk by chunk, so a long sweep in one figure never
@@ -61,7 +61,7 @@ function step(engine, channel, run) {
       active.delete(channel);
       postMessage({ id: run.id, result: s.value, ms: performance.now() - run.t0 });
     } else {
-      postMessage({ id: run.id, progress: s.value.progress });
+      postMessage({ id: run.id, progress: s.value.progress, partial: s.value.partial });
     }
   } catch (err) {
     active.delete(channel);
