@@ -1,7 +1,8 @@
 // The contract of every experiment: a generator function (engine, params) that yields
 // { progress, partial? } between chunks of work (so the worker can report progress and drop a
-// superseded run; partial: results so far, for figures that draw while they compute) and returns a plain, structured-cloneable result. Pure functions of their inputs: Node
-// tests call them directly with an engine from createEngine().
+// superseded run; partial: results so far, for figures that draw while they compute) and returns
+// a plain, structured-cloneable result. Pure functions of their inputs: Node tests call them
+// directly with an engine from createEngine().
 //
 // Shared chunked samplers live here.
 
