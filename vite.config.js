@@ -26,9 +26,21 @@ function stepSections() {
 export default defineConfig({
   root: 'web',
   base: './',
-  publicDir: false,
+  publicDir: 'public',
   plugins: [stepSections()],
-  build: { outDir: '../dist', emptyOutDir: true, target: 'es2022', chunkSizeWarningLimit: 700 },
+  build: {
+    outDir: '../dist', emptyOutDir: true, target: 'es2022', chunkSizeWarningLimit: 700,
+    rollupOptions: {
+      // the full page, the embed page and the custom element's one script, under a fixed name
+      // (instructors link to it). web/public/ (the example course page) is copied as it is.
+      input: {
+        index: resolve(import.meta.dirname, 'web/index.html'),
+        embed: resolve(import.meta.dirname, 'web/embed.html'),
+        'attnlab-step': resolve(import.meta.dirname, 'web/attnlab-step.js'),
+      },
+      output: { entryFileNames: (chunk) => (chunk.name === 'attnlab-step' ? '[name].js' : 'assets/[name]-[hash].js') },
+    },
+  },
   worker: { format: 'es' },
   preview: { port: 5173 },
 });

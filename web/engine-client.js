@@ -1,8 +1,10 @@
 // The page's handle on the worker. run(name, params, { channel, onProgress }) resolves with the
 // result, or with null when a newer request (or cancel) on the same channel superseded it.
 // onProgress(fraction, partial) hears each chunk; partial is what the experiment streams, if any.
+import { startWorker } from './worker-start.js';
+
 export function connectEngine() {
-  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  const worker = startWorker();
   const pending = new Map();
   let nextId = 1;
   let resolveReady, rejectReady;

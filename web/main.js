@@ -4,9 +4,9 @@
 import katex from 'katex';
 import 'katex/dist/katex.min.css';
 import { connectEngine } from './engine-client.js';
-import { parseParams, renderControls, toSearch } from './controls.js';
+import { parseParams, toSearch } from './controls.js';
+import { mountFigure } from './figure.js';
 import { steps } from './steps/index.js';
-import { el } from './readout.js';
 
 function typeset(root = document) {
   for (const el of root.querySelectorAll('.math')) {
@@ -74,83 +74,14 @@ function setupStep(step) {
   const fig = section?.querySelector('figure.live');
   if (!fig) return null;
   section.querySelector('h2')?.setAttribute('tabindex', '-1');
-  const controlsEl = el('div', 'controls');
-  const body = el('div', 'figure-body');
-  const note = el('p', 'note');
-  note.hidden = true;
-  const busy = el('div', 'busy');
-  busy.hidden = true;
-  const bar = document.createElement('progress');
-  bar.max = 1;
-  bar.setAttribute('aria-label', 'computing');
-  const stop = document.createElement('button');
-  stop.type = 'button';
-  stop.textContent = 'Stop';
-  stop.addEventListener('click', () => { client.cancel(step.id); busy.hidden = true; fig.dataset.state = 'stopped'; });
-  busy.append(bar, stop);
-  const timing = el('p', 'timing');
-  fig.prepend(controlsEl, note, busy, body);
-  fig.append(timing);
-
   const { values, notes } = urlValues(step);
-  if (notes.length) { note.hidden = false; note.textContent = notes.join('; '); }
-  let current = values;
-  let view = null;
-
-  let resolvedAt = 0;  // when the engine's last result arrived: done() − resolvedAt is the draw
-  const figure = {
-    body,
-    progress: (p) => { busy.hidden = false; bar.value = p; },
-    done: () => {
-      busy.hidden = true;
-      fig.dataset.drawMs = (performance.now() - resolvedAt).toFixed(2);
-      fig.dataset.state = 'ready';
-      fig.dataset.updates = String(+(fig.dataset.updates || 0) + 1);
-    },
-  };
-  const showTiming = (ms) => {
-    timing.textContent = `Computed in ${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms by the engine.`;
-  };
-  const ctx = {
-    run: (name, params, opts = {}) => client.run(name, params, { channel: step.id, ...opts,
-      onTiming: (ms) => { resolvedAt = performance.now(); fig.dataset.engineMs = ms.toFixed(2); showTiming(ms); } }),
-  };
-
-  const update = async () => {
-    fig.dataset.state = 'computing';
-    try {
-      await view.update(current);
-    } catch (err) {
-      fig.dataset.state = 'error';
-      note.hidden = false;
-      note.textContent = `The engine reported an error: ${err.message}`;
-    }
-  };
-
-  const controls = renderControls(controlsEl, step.params, current, (next) => {
-    current = next;
-    if (view) update();
+  const figure = mountFigure({
+    step, fig, client, values, notes,
+    eager: new URLSearchParams(location.search).get('step') === step.id,
     // the URL follows once the request is on its way: writing history costs a few ms
-    setTimeout(() => recordUrl(toSearch(step.id, step.params, current)));
+    onChange: (current) => setTimeout(() => recordUrl(toSearch(step.id, step.params, current))),
   });
-
-  const mountNow = () => {
-    if (view) return;
-    view = step.mount(figure, ctx);
-    update();
-  };
-  // Compute when the figure comes near the viewport, or at once when the URL names this step.
-  const observer = new IntersectionObserver((entries) => {
-    if (entries.some((e) => e.isIntersecting)) { observer.disconnect(); mountNow(); }
-  }, { rootMargin: '200px' });
-  observer.observe(fig);
-  if (new URLSearchParams(location.search).get('step') === step.id) { observer.disconnect(); mountNow(); }
-
-  return {
-    step,
-    section,
-    apply(next) { current = next; controls.set(next); if (view) update(); },
-  };
+  return { step, section, apply: (next) => figure.apply(next) };
 }
 
 // "Previous · next" at the end of each step, so the derivation reads in order.

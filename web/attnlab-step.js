@@ -1,0 +1,95 @@
+// <attnlab-step>: one step of the derivation as a custom element, for course pages that allow a
+// script. One script tag, then as many elements as you like:
+//   <script type="module" src="…/attnlab-step.js"></script>
+//   <attnlab-step step="dot-variance" dk="64" seed="7" hide="prose" theme="auto"></attnlab-step>
+// Attributes: step; the step's parameters (as in the page's URL); hide = prose, controls, title,
+// link; theme = light, dark, auto. Each is observed: changing one redraws the figure.
+// Shadow DOM keeps the page's CSS and the step's apart, both ways. All elements on a page share one
+// engine worker; each starts computing when it first comes into view. The element fires
+// `attnlab-change` (detail: the parameters) when the reader moves a control.
+import katex from 'katex';
+import katexCss from 'katex/dist/katex.min.css?inline';
+import pageCss from './style.css?inline';
+import plotCss from './plots/plot.css?inline';
+import elementCss from './attnlab-step.css?inline';
+import { connectEngine } from './engine-client.js';
+import { parseParams } from './controls.js';
+import { mountFigure } from './figure.js';
+import { steps } from './steps/index.js';
+
+const stepCss = Object.values(import.meta.glob('./steps/*.css', { query: '?inline', import: 'default', eager: true }));
+const sections = import.meta.glob('./sections/*.html', { query: '?raw', import: 'default', eager: true });
+const byId = new Map(steps.map((s) => [s.id, s]));
+
+// The page's address, for the link to the whole derivation (Vite resolves the CSS's font URLs
+// against this script the same way).
+const here = new URL(/* @vite-ignore */ '.', import.meta.url);
+
+let shared = null;  // the stylesheets and the engine, made when the first element connects
+function setup() {
+  if (shared) return shared;
+  const sheet = (css) => { const s = new CSSStyleSheet(); s.replaceSync(css); return s; };
+  // @font-face only works at document level: KaTeX's font faces go there (and nothing else does)
+  const faces = [...katexCss.matchAll(/@font-face\s*{[^}]*}/g)].map((m) => m[0]);  // (not .match: Rollup 'folds' it into a string)
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet(faces.join('\n'))];
+  shared = {
+    sheets: [katexCss.replace(/@font-face\s*{[^}]*}/g, ''), pageCss, plotCss, ...stepCss, elementCss].map(sheet),
+    client: connectEngine(),
+  };
+  return shared;
+}
+
+const PARAMS = [...new Set(steps.flatMap((s) => Object.keys(s.params)))];
+
+class AttnlabStep extends HTMLElement {
+  static observedAttributes = ['step', ...PARAMS];
+  #figure = null;
+  #step = null;
+
+  connectedCallback() {
+    if (!this.#step) this.#render();
+  }
+
+  attributeChangedCallback(name, before, after) {
+    if (!this.#step || before === after) return;
+    if (name === 'step') this.#render();
+    else this.#figure.apply(...this.#values());
+  }
+
+  #values() {
+    const search = new URLSearchParams();
+    for (const name of Object.keys(this.#step.params)) if (this.hasAttribute(name)) search.set(name, this.getAttribute(name));
+    const { values, notes } = parseParams(this.#step.params, search);
+    return [values, [...this.#notes, ...notes]];
+  }
+
+  #notes = [];
+  #render() {
+    const { sheets, client } = setup();
+    const root = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
+    root.adoptedStyleSheets = sheets;
+    const asked = this.getAttribute('step');
+    this.#step = byId.get(asked) ?? steps[0];
+    this.#notes = byId.has(asked) ? [] : [`step: “${String(asked).slice(0, 40)}” is not a step of attnlab; showing “${this.#step.id}”`];
+    // the step's own prose and figure, from the page's static section (never from an attribute)
+    const template = document.createElement('template');
+    template.innerHTML = sections[`./sections/${this.#step.id}.html`] ?? '';
+    const section = template.content.querySelector('section');
+    for (const m of section.querySelectorAll('.math')) {
+      katex.render(m.textContent, m, { displayMode: m.classList.contains('display'), throwOnError: false });
+    }
+    const link = document.createElement('p');
+    link.className = 'embed-link';
+    const a = Object.assign(document.createElement('a'), { href: new URL(`index.html?step=${this.#step.id}`, here).href,
+      target: '_blank', rel: 'noopener', textContent: 'The whole derivation, step by step ↗' });
+    link.append(a);
+    root.replaceChildren(section, link);
+    const [values, notes] = this.#values();
+    this.#figure = mountFigure({
+      step: this.#step, fig: section.querySelector('figure.live'), client, values, notes,
+      onChange: (current) => this.dispatchEvent(new CustomEvent('attnlab-change', { detail: { ...current }, bubbles: true })),
+    });
+  }
+}
+
+if (!customElements.get('attnlab-step')) customElements.define('attnlab-step', AttnlabStep);

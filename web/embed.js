@@ -1,0 +1,82 @@
+// The embed page (embed.html): one step of the derivation alone, for an <iframe> in a course page.
+//   embed.html?step=<id>&<the step's parameters>&hide=prose,controls,title,link&theme=light|dark|auto
+//            &resize=attnlab,canvas,h5p|none&origin=<the host's origin, to restrict postMessage>
+// The step's parameters are the full page's (a link copied from it works here); the flags are
+// checked like every other URL value: what cannot be used is ignored and said so, never inserted
+// as markup.
+import katex from 'katex';
+import 'katex/dist/katex.min.css';
+import { connectEngine } from './engine-client.js';
+import { parseParams, toSearch } from './controls.js';
+import { mountFigure } from './figure.js';
+import { startAutoHeight } from './embed-resize.js';
+import { steps } from './steps/index.js';
+
+const HIDE = ['prose', 'controls', 'title', 'link'];
+const THEMES = ['light', 'dark', 'auto'];
+const PROTOCOLS = ['attnlab', 'canvas', 'h5p'];
+
+export function parseFlags(search) {
+  const notes = [];
+  const list = (name, allowed) => {
+    const raw = search.get(name);
+    if (raw === null) return null;
+    const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
+    const bad = items.filter((s) => !allowed.includes(s));
+    if (bad.length) notes.push(`${name}: ignoring ${bad.map((b) => `“${b.slice(0, 20)}”`).join(', ')} (allowed: ${allowed.join(', ')})`);
+    return items.filter((s) => allowed.includes(s));
+  };
+  const hide = list('hide', HIDE) ?? [];
+  const [theme = 'auto'] = list('theme', THEMES) ?? [];
+  const resize = search.get('resize') === 'none' ? [] : (list('resize', PROTOCOLS) ?? PROTOCOLS);
+  let origin = '*';
+  const rawOrigin = search.get('origin');
+  if (rawOrigin !== null) {
+    try {
+      const o = new URL(rawOrigin).origin;
+      if (o === 'null') throw new Error('opaque');
+      origin = o;
+    } catch { notes.push(`origin: “${rawOrigin.slice(0, 40)}” is not an origin such as https://course.example.org; posting to any parent`); }
+  }
+  return { hide, theme, resize, origin, notes };
+}
+
+const search = new URLSearchParams(location.search);
+const flags = parseFlags(search);
+const byId = new Map(steps.map((s) => [s.id, s]));
+const stepNotes = [...flags.notes];
+let step = byId.get(search.get('step'));
+if (!step) {
+  const asked = search.get('step');
+  step = steps.find((s) => document.getElementById(s.id)?.querySelector('figure.live'));
+  stepNotes.push(asked === null ? `no step named; showing “${step.id}” (add ?step=<id>)`
+    : `step: “${asked.slice(0, 40)}” is not a step of this page; showing “${step.id}”`);
+}
+
+if (flags.theme !== 'auto') document.documentElement.dataset.theme = flags.theme;
+document.body.dataset.hide = flags.hide.join(' ');
+
+// only the step asked for stays in the document
+const section = document.getElementById(step.id);
+for (const other of document.querySelectorAll('main > section')) if (other !== section) other.remove();
+section.dataset.embedded = '';
+document.title = `${section.dataset.title} — attnlab`;
+for (const m of section.querySelectorAll('.math')) {
+  katex.render(m.textContent, m, { displayMode: m.classList.contains('display'), throwOnError: false });
+}
+const link = document.querySelector('.embed-link a');
+link.href = `./index.html?step=${step.id}`;
+
+// the flags stay in the URL as the reader changes the parameters
+const keep = ['hide', 'theme', 'resize', 'origin'].filter((k) => search.has(k));
+const { values, notes } = parseParams(step.params, search);
+mountFigure({
+  step, fig: section.querySelector('figure.live'), client: connectEngine(), values, notes: [...stepNotes, ...notes],
+  onChange: (current) => setTimeout(() => {
+    const s = toSearch(step.id, step.params, current);
+    for (const k of keep) s.set(k, search.get(k));
+    history.replaceState(null, '', `?${s}`);
+  }),
+});
+
+startAutoHeight({ protocols: flags.resize, targetOrigin: flags.origin });

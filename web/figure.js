@@ -1,0 +1,94 @@
+// One live figure: the scaffold every step's figure gets on the full page, in the embed page and
+// in <attnlab-step>. It renders the controls, mounts the step module when the figure comes near
+// the viewport, and reruns the module's update on every change.
+//   control → values → onChange (URL, attribute) → worker request → engine → result → plot
+import { renderControls } from './controls.js';
+import { el } from './readout.js';
+
+// step: a module of web/steps/; fig: its <figure class="live">; client: connectEngine();
+// values, notes: the starting parameters and what was wrong with the given ones;
+// onChange(values): after each user change; eager: mount now rather than when scrolled into view.
+export function mountFigure({ step, fig, client, values, notes = [], onChange = () => {}, eager = false }) {
+  const controlsEl = el('div', 'controls');
+  const body = el('div', 'figure-body');
+  const note = el('p', 'note');
+  note.hidden = true;
+  const busy = el('div', 'busy');
+  busy.hidden = true;
+  const bar = document.createElement('progress');
+  bar.max = 1;
+  bar.setAttribute('aria-label', 'computing');
+  const stop = el('button', undefined, 'Stop');
+  stop.type = 'button';
+  stop.addEventListener('click', () => { client.cancel(channel); busy.hidden = true; fig.dataset.state = 'stopped'; });
+  busy.append(bar, stop);
+  const timing = el('p', 'timing');
+  fig.prepend(controlsEl, note, busy, body);
+  fig.append(timing);
+  const showNotes = (list) => { note.hidden = !list.length; note.textContent = list.join('; '); };
+  showNotes(notes);
+
+  // one worker channel per figure: several figures of one step (embeds) never supersede each other
+  const channel = `${step.id}#${mountFigure.count = (mountFigure.count ?? 0) + 1}`;
+  let current = values;
+  let view = null;
+  let resolvedAt = 0;  // when the engine's last result arrived: done() − resolvedAt is the draw
+  const figure = {
+    body,
+    progress: (p) => { busy.hidden = false; bar.value = p; },
+    done: () => {
+      busy.hidden = true;
+      fig.dataset.drawMs = (performance.now() - resolvedAt).toFixed(2);
+      fig.dataset.state = 'ready';
+      fig.dataset.updates = String(+(fig.dataset.updates || 0) + 1);
+    },
+  };
+  const ctx = {
+    // a step may run side jobs on channels of its own: they are named within this figure's
+    run: (name, params, opts = {}) => client.run(name, params, { ...opts,
+      channel: opts.channel ? `${channel}/${opts.channel}` : channel,
+      onTiming: (ms) => {
+        resolvedAt = performance.now();
+        fig.dataset.engineMs = ms.toFixed(2);
+        timing.textContent = `Computed in ${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms by the engine.`;
+      } }),
+    cancel: () => client.cancel(channel),
+  };
+
+  const update = async () => {
+    fig.dataset.state = 'computing';
+    try {
+      await view.update(current);
+    } catch (err) {
+      fig.dataset.state = 'error';
+      showNotes([`The engine reported an error: ${err.message}`]);
+    }
+  };
+
+  const controls = renderControls(controlsEl, step.params, current, (next) => {
+    current = next;
+    if (view) update();
+    onChange(current);
+  });
+
+  const mountNow = () => {
+    if (view) return;
+    view = step.mount(figure, ctx);
+    update();
+  };
+  // compute when the figure comes near the viewport (or at once when asked to)
+  const observer = new IntersectionObserver((entries) => {
+    if (entries.some((e) => e.isIntersecting)) { observer.disconnect(); mountNow(); }
+  }, { rootMargin: '200px' });
+  if (eager) mountNow(); else observer.observe(fig);
+
+  return {
+    // new values from outside (back/forward, an attribute): the controls follow, the figure redraws
+    apply(next, nextNotes = []) {
+      current = next;
+      controls.set(next);
+      showNotes(nextNotes);
+      if (view) update();
+    },
+  };
+}
