@@ -1,11 +1,16 @@
 #include "api.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <map>
+#include <memory>
 
 #include "attention.hpp"
 #include "kernels.hpp"
 #include "sampling.hpp"
+#include "train.hpp"
 
 namespace attnlab::api {
 namespace {
@@ -54,6 +59,42 @@ void expect_len(const char* fn, const char* name, Vec<const T> x, std::size_t n,
                                     " elements, expected " + expr + " = " + num(double(n)));
 }
 
+// "x[5] (row 1, column 2)": where a value of x (size/cols, cols) sits, for messages; the row and
+// column only when x has more than one row.
+std::string at(const char* name, std::size_t i, std::size_t cols, std::size_t size) {
+  std::string s = std::string(name) + "[" + num(double(i)) + "]";
+  if (size > cols) s += " (row " + num(double(i / cols)) + ", column " + num(double(i % cols)) + ")";
+  return s;
+}
+
+// Values. Each array argument says what it accepts, and its first value outside that is a
+// BAD_VALUE naming it (edge cases softmax_nan_input, softmax_plus_inf, sdpa_nan_in_masked_key,
+// sdpa_inf_value_at_masked_key, sdpa_float_mask_contains_nan). -Infinity is accepted where it
+// means "masked" (logits, biases); +Infinity never is: softmax of it is Infinity/Infinity = NaN.
+enum class Values { finite, finite_or_minus_inf };
+void expect_values(const char* fn, const char* name, Vec<const float> x, std::size_t cols, Values allowed,
+                   const char* rule) {
+  constexpr float minus_inf = -std::numeric_limits<float>::infinity();
+  for (std::size_t i = 0; i < x.size; ++i) {
+    const float v = x[i];
+    const bool ok = std::isfinite(v) || (allowed == Values::finite_or_minus_inf && v == minus_inf);
+    if (!ok)
+      raise("BAD_VALUE", fn, at(name, i, cols, x.size) + " is " + (std::isnan(v) ? "NaN" : v > 0 ? "+Infinity" : "-Infinity") +
+                                 ": " + rule);
+  }
+}
+
+// With finite inputs the only way to a non-finite result is float32 overflow (a score beyond
+// ±3.4e38 turns its row's softmax into Infinity − Infinity = NaN: edge case
+// sdpa_score_overflow_float32). Such a result is refused, naming the row, never returned.
+void expect_no_overflow(const char* fn, const char* what, Vec<const float> x, std::size_t cols,
+                        const std::string& advice) {
+  for (std::size_t i = 0; i < x.size; ++i)
+    if (!std::isfinite(x[i]))
+      raise("BAD_VALUE", fn, std::string(what) + " overflowed float32 " +
+                                 (cols > 1 ? "in row " + num(double(i / cols)) : "at index " + num(double(i))) + ": " + advice);
+}
+
 struct Shape {
   std::size_t nq, nk, dk, dv;
   float scale;
@@ -70,6 +111,12 @@ Shape check_attention(const char* fn, const AttentionArgs& a) {
   if (a.has_mask) expect_len(fn, "mask", a.mask, nqk, "nq*nk");
   if (a.has_bias) expect_len(fn, "bias", a.bias, nqk, "nq*nk");
   s.scale = scale_arg(fn, a.has_scale ? a.scale : 1 / std::sqrt(double(s.dk)));
+  expect_values(fn, "q", a.q, s.dk, Values::finite, "q, k and v must be finite");
+  expect_values(fn, "k", a.k, s.dk, Values::finite, "q, k and v must be finite");
+  expect_values(fn, "v", a.v, s.dv, Values::finite, "q, k and v must be finite");
+  if (a.has_bias)
+    expect_values(fn, "bias", a.bias, s.nk, Values::finite_or_minus_inf,
+                  "a bias must be finite or -Infinity (which masks the key)");
   return s;
 }
 
@@ -78,6 +125,31 @@ Mask mask_of(const AttentionArgs& a, const Shape& s) {
   m.causal = a.causal;
   if (a.has_mask) m.keep = {a.mask.data, s.nq, s.nk};
   return m;
+}
+
+// The mask with the bias's -Infinity entries added to it: a -Infinity bias masks its key by
+// selection, not addition, so a row that is -Infinity throughout is a fully masked row (zero
+// weights, zero output, zero gradients, as ONNX Attention and PyTorch SDPA: edge case
+// softmax_all_minus_inf) rather than softmax(all -inf) = NaN, and a score that overflowed at a
+// masked key cannot turn into +inf + -inf = NaN. `keep` is the storage when one is needed.
+Mask select_mask(const AttentionArgs& a, const Shape& s, std::vector<std::uint8_t>& keep) {
+  Mask m = mask_of(a, s);
+  constexpr float minus_inf = -std::numeric_limits<float>::infinity();
+  if (!a.has_bias || std::find(a.bias.data, a.bias.data + a.bias.size, minus_inf) == a.bias.data + a.bias.size)
+    return m;
+  keep.resize(s.nq * s.nk);
+  for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = (!a.has_mask || a.mask[i] != 0) && a.bias[i] != minus_inf;
+  m.keep = {keep.data(), s.nq, s.nk};
+  return m;
+}
+
+// Rows of the forward pass that overflowed (see expect_no_overflow).
+void expect_forward_finite(const char* fn, const AttentionArgs& a, const Shape& s, const std::vector<float>& out,
+                           const std::vector<float>& weights) {
+  expect_no_overflow(fn, "the scores", {weights.data(), weights.size()}, s.nk,
+                     a.has_bias ? "|q.k|, |scale*q.k| or |scale*q.k + bias| > 3.4e38; use a smaller q, k, scale or bias"
+                                : "|q.k| or |scale*q.k| > 3.4e38; use a smaller q, k or scale");
+  expect_no_overflow(fn, "the output", {out.data(), out.size()}, s.dv, "v is too close to +-3.4e38");
 }
 
 Mat<const float> bias_of(const AttentionArgs& a, const Shape& s) {
@@ -97,6 +169,10 @@ Distribution distribution(const char* fn, double kind, double mean, double std, 
     raise("BAD_VALUE", fn, "distribution must be 'normal', 'uniform', 'rademacher' or 'student-t'");
   if (!std::isfinite(mean)) raise("BAD_VALUE", fn, "mean must be finite, got " + num(mean));
   if (!std::isfinite(std) || std < 0) raise("BAD_VALUE", fn, "std must be finite and >= 0, got " + num(std));
+  // The entries are float32: a mean or std beyond its range could only give infinities.
+  constexpr double flt_max = std::numeric_limits<float>::max();
+  if (std::abs(mean) > flt_max) raise("BAD_VALUE", fn, "mean must be within float32 (|mean| <= 3.4e38), got " + num(mean));
+  if (std > flt_max) raise("BAD_VALUE", fn, "std must be within float32 (std <= 3.4e38), got " + num(std));
   if (kind == 3 && !(df >= 3 && df <= 100 && df == std::floor(df)))
     raise("BAD_VALUE", fn, "df must be an integer in [3, 100] (the variance is infinite for df <= 2), got " + num(df));
   return {static_cast<Dist>(static_cast<int>(kind)), mean, std, static_cast<int>(kind == 3 ? df : 5)};
@@ -108,6 +184,7 @@ void softmax(std::vector<float>& out, Vec<const float> x, double rows_d, double 
   const std::size_t rows = size_arg(fn, "rows", rows_d, kMaxElements);
   const std::size_t cols = size_arg(fn, "cols", cols_d, kMaxElements);
   expect_len(fn, "x", x, product(fn, "rows*cols", rows, cols), "rows*cols");
+  expect_values(fn, "x", x, cols, Values::finite_or_minus_inf, "a logit must be finite or -Infinity (which masks it)");
   out.resize(x.size);
   const Mat<float> y{out.data(), rows, cols};
   const Mat<const float> xm{x.data, rows, cols};
@@ -116,6 +193,13 @@ void softmax(std::vector<float>& out, Vec<const float> x, double rows_d, double 
     case SoftmaxKind::naive: softmax_naive_rows(y, xm); break;
     case SoftmaxKind::log: log_softmax_rows(y, xm); break;
   }
+  // log p_j = x_j − max − log Σ can leave float32 when logits lie ~3.4e38 apart: refused, as an
+  // overflow, where x_j was finite (-Infinity in, -Infinity out; an all -Infinity row is NaN).
+  if (kind == SoftmaxKind::log)
+    for (std::size_t i = 0; i < out.size(); ++i)
+      if (std::isfinite(x[i]) && !std::isfinite(out[i]))
+        raise("BAD_VALUE", fn, "the log-softmax overflowed float32 at " + at("x", i, cols, x.size) +
+                                   ": logits more than 3.4e38 apart");
 }
 
 void softmax_backward(std::vector<float>& dx, Vec<const float> p, Vec<const float> dp,
@@ -126,18 +210,24 @@ void softmax_backward(std::vector<float>& dx, Vec<const float> p, Vec<const floa
   const std::size_t n = product(fn, "rows*cols", rows, cols);
   expect_len(fn, "p", p, n, "rows*cols");
   expect_len(fn, "gradP", dp, n, "rows*cols");
+  expect_values(fn, "p", p, cols, Values::finite, "p and gradP must be finite");
+  expect_values(fn, "gradP", dp, cols, Values::finite, "p and gradP must be finite");
   dx.resize(n);
   softmax_backward_rows(Mat<float>{dx.data(), rows, cols}, Mat<const float>{p.data, rows, cols},
                         Mat<const float>{dp.data, rows, cols});
+  expect_no_overflow(fn, "dx", {dx.data(), dx.size()}, cols, "use a smaller p or gradP");
 }
 
 void attention(std::vector<float>& out, std::vector<float>& weights, const AttentionArgs& a) {
   const Shape s = check_attention("attention", a);
+  std::vector<std::uint8_t> keep;
+  const Mask mask = select_mask(a, s, keep);
   out.resize(s.nq * s.dv);
   weights.resize(s.nq * s.nk);
   attention_forward(Mat<float>{out.data(), s.nq, s.dv}, Mat<float>{weights.data(), s.nq, s.nk},
                     Mat<const float>{a.q.data, s.nq, s.dk}, Mat<const float>{a.k.data, s.nk, s.dk},
-                    Mat<const float>{a.v.data, s.nk, s.dv}, s.scale, mask_of(a, s), bias_of(a, s));
+                    Mat<const float>{a.v.data, s.nk, s.dv}, s.scale, mask, bias_of(a, s));
+  expect_forward_finite("attention", a, s, out, weights);
 }
 
 void attention_backward(std::vector<float>& dq, std::vector<float>& dk, std::vector<float>& dv,
@@ -145,10 +235,14 @@ void attention_backward(std::vector<float>& dq, std::vector<float>& dk, std::vec
   const char* fn = "attentionBackward";
   const Shape s = check_attention(fn, a);
   expect_len(fn, "gradOutput", dout, s.nq * s.dv, "nq*dv");
+  expect_values(fn, "gradOutput", dout, s.dv, Values::finite, "gradOutput must be finite");
+  std::vector<std::uint8_t> keep;
+  const Mask mask = select_mask(a, s, keep);
   std::vector<float> out(s.nq * s.dv), p(s.nq * s.nk), ds(s.nq * s.nk);
   const Mat<const float> q{a.q.data, s.nq, s.dk}, k{a.k.data, s.nk, s.dk}, v{a.v.data, s.nk, s.dv};
   attention_forward(Mat<float>{out.data(), s.nq, s.dv}, Mat<float>{p.data(), s.nq, s.nk}, q, k, v,
-                    s.scale, mask_of(a, s), bias_of(a, s));
+                    s.scale, mask, bias_of(a, s));
+  expect_forward_finite(fn, a, s, out, p);
   dq.resize(s.nq * s.dk);
   dk.resize(s.nk * s.dk);
   dv.resize(s.nk * s.dv);
@@ -156,6 +250,10 @@ void attention_backward(std::vector<float>& dq, std::vector<float>& dk, std::vec
                               Mat<float>{dv.data(), s.nk, s.dv}, Mat<float>{ds.data(), s.nq, s.nk},
                               q, k, v, Mat<const float>{p.data(), s.nq, s.nk},
                               Mat<const float>{dout.data, s.nq, s.dv}, s.scale);
+  const char* advice = "use a smaller gradOutput, q, k, v or scale";
+  expect_no_overflow(fn, "gradQ", {dq.data(), dq.size()}, s.dk, advice);
+  expect_no_overflow(fn, "gradK", {dk.data(), dk.size()}, s.dk, advice);
+  expect_no_overflow(fn, "gradV", {dv.data(), dv.size()}, s.dv, advice);
 }
 
 void row_stats(std::vector<float>& max, std::vector<float>& entropy, Vec<const float> p,
@@ -164,11 +262,14 @@ void row_stats(std::vector<float>& max, std::vector<float>& entropy, Vec<const f
   const std::size_t rows = size_arg(fn, "rows", rows_d, kMaxElements);
   const std::size_t cols = size_arg(fn, "cols", cols_d, kMaxElements);
   expect_len(fn, "p", p, product(fn, "rows*cols", rows, cols), "rows*cols");
+  // (A NaN would also make the SIMD row max depend on the lane it sits in.)
+  expect_values(fn, "p", p, cols, Values::finite, "p must be finite");
   max.resize(rows);
   entropy.resize(rows);
   const Mat<const float> pm{p.data, rows, cols};
   row_max(Vec<float>{max.data(), rows}, pm);
   row_entropy(Vec<float>{entropy.data(), rows}, pm);
+  expect_no_overflow(fn, "the entropy", {entropy.data(), rows}, 1, "use a smaller p");
 }
 
 void sample_dot_products(std::vector<float>& out, double dk_d, double count_d, double seed_d,
@@ -180,8 +281,11 @@ void sample_dot_products(std::vector<float>& out, double dk_d, double count_d, d
   const std::uint64_t first = seed_arg(fn, "first", first_d);
   if (!(std::abs(rho) <= 1)) raise("BAD_VALUE", fn, "rho must be in [-1, 1], got " + num(rho));
   if (layernorm && dk < 2) raise("BAD_VALUE", fn, "layernorm needs dk >= 2 (one entry normalises to 0/0)");
+  if (layernorm && d.std == 0) raise("BAD_VALUE", fn, "layernorm needs std > 0 (a constant vector normalises to 0/0)");
   out.resize(count);
   attnlab::sample_dot_products(Vec<float>{out.data(), count}, dk, seed, d, first, PairOptions{rho, layernorm});
+  // (With layernorm the products are bounded by dk; see docs/RELIABILITY.md for its one NaN.)
+  if (!layernorm) expect_no_overflow(fn, "the dot products", {out.data(), out.size()}, 1, "use a smaller mean or std");
 }
 
 void sample_softmax_rows(std::vector<float> (&out)[5], double dk_d, double n_d, double rows_d, double scale,
@@ -197,6 +301,7 @@ void sample_softmax_rows(std::vector<float> (&out)[5], double dk_d, double n_d, 
   attnlab::sample_softmax_rows({{out[0].data(), rows}, {out[1].data(), rows}, {out[2].data(), rows},
                                 {out[3].data(), rows}, {out[4].data(), rows}},
                                dk, n, sc, seed, first);
+  for (const auto& v : out) expect_no_overflow(fn, "the statistics", {v.data(), v.size()}, 1, "use a smaller scale");
 }
 
 void scores(std::vector<float>& out, Vec<const float> q, Vec<const float> k, double nq_d, double nk_d,
@@ -208,10 +313,13 @@ void scores(std::vector<float>& out, Vec<const float> q, Vec<const float> k, dou
   expect_len(fn, "k", k, product(fn, "nk*dk", nk, dk), "nk*dk");
   const std::size_t n = product(fn, "nq*nk", nq, nk);
   const float sc = scale_arg(fn, scale);
+  expect_values(fn, "q", q, dk, Values::finite, "q and k must be finite");
+  expect_values(fn, "k", k, dk, Values::finite, "q and k must be finite");
   out.resize(n);
   const Mat<float> s{out.data(), nq, nk};
   matmul_nt(s, Mat<const float>{q.data, nq, dk}, Mat<const float>{k.data, nk, dk});
   attnlab::scale(s, Mat<const float>(s), sc);
+  expect_no_overflow(fn, "the scores", {out.data(), out.size()}, nk, "|q.k| or |scale*q.k| > 3.4e38; use a smaller q, k or scale");
 }
 
 void matmul(std::vector<float>& out, Vec<const float> a, Vec<const float> b, double m_d, double k_d,
@@ -221,8 +329,12 @@ void matmul(std::vector<float>& out, Vec<const float> a, Vec<const float> b, dou
                     n = size_arg(fn, "n", n_d, kMaxElements);
   expect_len(fn, "a", a, product(fn, "m*k", m, k), "m*k");
   expect_len(fn, "b", b, product(fn, "k*n", k, n), "k*n");
-  out.resize(product(fn, "m*n", m, n));
+  const std::size_t mn = product(fn, "m*n", m, n);
+  expect_values(fn, "a", a, k, Values::finite, "a and b must be finite");
+  expect_values(fn, "b", b, n, Values::finite, "a and b must be finite");
+  out.resize(mn);
   matmul_nn(Mat<float>{out.data(), m, n}, Mat<const float>{a.data, m, k}, Mat<const float>{b.data, k, n});
+  expect_no_overflow(fn, "the product", {out.data(), out.size()}, n, "use a smaller a or b");
 }
 
 void row_dots(std::vector<float>& out, Vec<const float> a, Vec<const float> b, double rows_d, double cols_d) {
@@ -231,16 +343,22 @@ void row_dots(std::vector<float>& out, Vec<const float> a, Vec<const float> b, d
   const std::size_t n = product(fn, "rows*cols", rows, cols);
   expect_len(fn, "a", a, n, "rows*cols");
   expect_len(fn, "b", b, n, "rows*cols");
+  expect_values(fn, "a", a, cols, Values::finite, "a and b must be finite");
+  expect_values(fn, "b", b, cols, Values::finite, "a and b must be finite");
   out.resize(rows);
   for (std::size_t i = 0; i < rows; ++i) out[i] = dot(Vec<const float>{a.data + i * cols, cols}, Vec<const float>{b.data + i * cols, cols});
+  expect_no_overflow(fn, "the dot products", {out.data(), out.size()}, 1, "use a smaller a or b");
 }
 
 void softmax_jacobian(std::vector<float>& out, Vec<const float> p) {
   const char* fn = "softmaxJacobian";
   if (p.size == 0) raise("BAD_SIZE", fn, "p must hold at least one value");
   const std::size_t n = p.size;
-  out.resize(product(fn, "n*n", n, n));
+  const std::size_t nn = product(fn, "n*n", n, n);
+  expect_values(fn, "p", p, n, Values::finite, "p must be finite");
+  out.resize(nn);
   softmax_jacobian_ref(Mat<float>{out.data(), n, n}, p);
+  expect_no_overflow(fn, "J", {out.data(), out.size()}, n, "use a smaller p");
 }
 
 void sample_entries(std::vector<float>& out, double count_d, double seed_d, const Distribution& d,
@@ -250,6 +368,7 @@ void sample_entries(std::vector<float>& out, double count_d, double seed_d, cons
   Rng rng(seed_arg(fn, "seed", seed_d), seed_arg(fn, "stream", stream_d));
   out.resize(count);
   fill(Vec<float>{out.data(), count}, rng, d);
+  expect_no_overflow(fn, "the entries", {out.data(), out.size()}, 1, "use a smaller mean or std");
 }
 
 Summary describe(std::vector<std::uint32_t>& counts, Vec<const float> x, double bins_d, double lo,
@@ -259,9 +378,117 @@ Summary describe(std::vector<std::uint32_t>& counts, Vec<const float> x, double 
   if (x.size == 0) raise("BAD_SIZE", fn, "x must hold at least one value");
   if (!std::isfinite(lo) || !std::isfinite(hi) || !(hi > lo))
     raise("BAD_VALUE", fn, "the range [lo, hi] must be finite with lo < hi, got [" + num(lo) + ", " + num(hi) + "]");
+  // The bin of v is (v − lo)·bins/(hi − lo): both factors must be finite doubles, or the float-to-
+  // integer conversion that follows would be undefined (hi − lo = 5e-324 gives bins/(hi − lo) = inf).
+  if (!std::isfinite(hi - lo) || !std::isfinite(double(bins) / (hi - lo)))
+    raise("BAD_VALUE", fn, "the range [lo, hi] = [" + num(lo) + ", " + num(hi) + "] is too " +
+                               (std::isfinite(hi - lo) ? "narrow" : "wide") + " for " + num(double(bins)) + " bins");
+  // (The running moments would turn a single infinity into NaN or not depending on its place.)
+  expect_values(fn, "x", x, x.size, Values::finite, "x must be finite");
   counts.resize(bins);
   histogram(Vec<std::uint32_t>{counts.data(), bins}, x, lo, hi);
   return summarize(moments_of(x));
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Training ablation
+namespace {
+
+// Trainers by handle; handles count up from 1 and are never reused, so a stale one fails.
+std::map<std::uint64_t, std::unique_ptr<Trainer>>& trainers() {
+  static std::map<std::uint64_t, std::unique_ptr<Trainer>> live;
+  return live;
+}
+std::uint64_t next_trainer = 1;
+
+Trainer& trainer_of(const char* fn, double handle) {
+  auto& live = trainers();
+  const auto it = std::isfinite(handle) && handle >= 1 && handle == std::floor(handle) && handle < 9007199254740992.0
+                      ? live.find(static_cast<std::uint64_t>(handle))
+                      : live.end();
+  if (it == live.end()) raise("BAD_VALUE", fn, "no trainer has handle " + num(handle) + " (was it disposed?)");
+  return *it->second;
+}
+
+// A real-valued option: finite and `ok`, or a BAD_VALUE saying what `rule` asks.
+double real_arg(const char* fn, const char* name, double v, bool ok, const char* rule) {
+  if (!std::isfinite(v) || !ok) raise("BAD_VALUE", fn, std::string(name) + " must be " + rule + ", got " + num(v));
+  return v;
+}
+
+}  // namespace
+
+double train_create(const TrainArgs& a) {
+  const char* fn = "createTrainer";
+  TrainConfig c;
+  ModelShape& s = c.shape;
+  s.dk = size_arg(fn, "dk", a.dk, kMaxDim);
+  s.dv = size_arg(fn, "dv", a.dv, kMaxDim);
+  s.dx = size_arg(fn, "dx", a.dx, kMaxDim);
+  s.classes = size_arg(fn, "classes", a.classes, kMaxDim);
+  if (s.classes < 2) raise("BAD_SIZE", fn, "classes must be at least 2, got " + num(a.classes));
+  s.seq_len = size_arg(fn, "seqLen", a.seq_len, kMaxDim);
+  s.batch = size_arg(fn, "batch", a.batch, kMaxDim);
+  // every array the model holds: tokens [batch·seqLen, dx+classes], K and V, the weights
+  const std::size_t tokens = product(fn, "batch*seqLen", s.batch, s.seq_len);
+  product(fn, "batch*seqLen*(dx+classes)", tokens, s.dm());
+  product(fn, "batch*seqLen*dk", tokens, s.dk);
+  product(fn, "batch*seqLen*dv", tokens, s.dv);
+  product(fn, "(dx+classes)*dk", s.dm(), s.dk);
+  product(fn, "(dx+classes)*dv", s.dm(), s.dv);
+  product(fn, "dv*classes", s.dv, s.classes);
+  if (s.n_params() > kMaxTrainParams)
+    raise("SIZE_LIMIT", fn, "the model has " + num(double(s.n_params())) + " parameters (2*(dx+classes)*dk + (dx+classes)*dv + dv*classes + 1), more than the limit of " + num(double(kMaxTrainParams)));
+  if (!(a.optimizer == 0 || a.optimizer == 1)) raise("BAD_VALUE", fn, "optimizer must be 'sgd' or 'adam'");
+  c.optimizer = static_cast<Optimizer>(static_cast<int>(a.optimizer));
+  if (!(a.init == 0 || a.init == 1 || a.init == 2 || a.init == 3))
+    raise("BAD_VALUE", fn, "init must be 'xavier-uniform', 'xavier-normal', 'lecun' or 'custom'");
+  c.init = static_cast<Init>(static_cast<int>(a.init));
+  c.lr = real_arg(fn, "lr", a.lr, a.lr > 0, "finite and > 0");
+  c.momentum = real_arg(fn, "momentum", a.momentum, a.momentum >= 0 && a.momentum < 1, "in [0, 1)");
+  c.beta1 = real_arg(fn, "beta1", a.beta1, a.beta1 >= 0 && a.beta1 < 1, "in [0, 1)");
+  c.beta2 = real_arg(fn, "beta2", a.beta2, a.beta2 >= 0 && a.beta2 < 1, "in [0, 1)");
+  c.eps = real_arg(fn, "eps", a.eps, a.eps > 0, "finite and > 0");
+  c.sigma = real_arg(fn, "sigma", a.sigma, a.sigma > 0, "finite and > 0");
+  c.query_noise = real_arg(fn, "queryNoise", a.query_noise, a.query_noise >= 0, "finite and >= 0");
+  c.seed = seed_arg(fn, "seed", a.seed);
+  if (trainers().size() >= kMaxTrainers)
+    raise("SIZE_LIMIT", fn, num(double(kMaxTrainers)) + " trainers exist, the limit: dispose() those no longer needed");
+  auto t = std::make_unique<Trainer>(c);
+  const std::uint64_t handle = next_trainer++;
+  trainers().emplace(handle, std::move(t));
+  return double(handle);
+}
+
+void train_step(double handle, double n_d) {
+  const char* fn = "trainer.step";
+  Trainer& t = trainer_of(fn, handle);
+  const std::size_t n = size_arg(fn, "n", n_d, kMaxTrainSteps);
+  if (t.steps() + n > kMaxTrainSteps)
+    raise("SIZE_LIMIT", fn, "n = " + num(n_d) + " would take the trainer past the limit of " + num(double(kMaxTrainSteps)) +
+                                " steps (it has run " + num(double(t.steps())) + "); reset() it");
+  t.step(n);
+}
+
+void train_reset(double handle) { trainer_of("trainer.reset", handle).reset(); }
+
+void train_destroy(double handle) {
+  trainer_of("trainer.dispose", handle);
+  trainers().erase(static_cast<std::uint64_t>(handle));
+}
+
+void train_curves(std::vector<float> (&out)[5], double handle, double variant, double from_d) {
+  const char* fn = "trainer.curves";
+  const Trainer& t = trainer_of(fn, handle);
+  if (!(variant == 0 || variant == 1 || variant == 2 || variant == 3))
+    raise("BAD_VALUE", fn, "variant must be 0 (1/sqrt(dk)), 1 (none), 2 (1/dk) or 3 (learned), got " + num(variant));
+  if (!(std::isfinite(from_d) && from_d == std::floor(from_d) && from_d >= 0 && from_d <= double(t.steps())))
+    raise("BAD_VALUE", fn, "from must be an integer in [0, " + num(double(t.steps())) + "], got " + num(from_d));
+  const Curves& c = t.curves(static_cast<Scaling>(static_cast<int>(variant)));
+  const std::size_t from = static_cast<std::size_t>(from_d);
+  const std::vector<float>* series[5] = {&c.loss, &c.accuracy, &c.entropy, &c.grad_norm, &c.scale};
+  for (int i = 0; i < 5; ++i) out[i].assign(series[i]->begin() + from, series[i]->end());
 }
 
 }  // namespace attnlab::api

@@ -84,4 +84,27 @@ void sample_entries(std::vector<float>& out, double count, double seed, const Di
 Summary describe(std::vector<std::uint32_t>& counts, Vec<const float> x, double bins, double lo,
                  double hi);
 
+// ---------------------------------------------------------------------------------------------
+// Training ablation (train.hpp): trainers live here, addressed by a handle, until destroyed.
+// Messages use the JavaScript names: createTrainer, trainer.step, trainer.reset, trainer.curves,
+// trainer.dispose; the arguments as engine.createTrainer names them (seqLen, queryNoise, …).
+constexpr std::size_t kMaxTrainers = 64;           // live at once
+constexpr std::size_t kMaxTrainSteps = 1u << 18;   // per trainer between resets (curves: 80 B/step)
+constexpr std::size_t kMaxTrainParams = 1u << 20;  // per variant; a trainer holds 16 floats per parameter
+
+struct TrainArgs {
+  double dk = 64, dv = 16, dx = 16, classes = 8, seq_len = 8, batch = 16;
+  double optimizer = 1;  // 0 'sgd' (with momentum), 1 'adam'
+  double lr = 1e-2, momentum = 0.9, beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+  double init = 0;       // 0 'xavier-uniform', 1 'xavier-normal', 2 'lecun', 3 'custom' (N(0, sigma²))
+  double sigma = 0.02, query_noise = 0, seed = 1;
+};
+double train_create(const TrainArgs& a);        // → the new trainer's handle
+void train_step(double handle, double n);
+void train_reset(double handle);
+void train_destroy(double handle);
+// The curves of variant (0 1/√dk, 1 none, 2 1/dk, 3 learned) from step `from` on, into out[0..4]:
+// loss, accuracy, entropy, gradient norm at the logits, scale.
+void train_curves(std::vector<float> (&out)[5], double handle, double variant, double from);
+
 }  // namespace attnlab::api

@@ -142,6 +142,28 @@ std::string describe(double bins, double lo, double hi) {
   });
 }
 
+// Training ablation: a trainer is state that outlives a call, kept in api.cpp under a handle.
+// trainCreate leaves the new handle for outputHandle(); trainCurves fills out slots 0–4.
+double out_handle = 0;
+double output_handle() { return out_handle; }
+std::string train_create(double dk, double dv, double dx, double classes, double seq_len, double batch,
+                         double optimizer, double lr, double momentum, double beta1, double beta2, double eps,
+                         double init, double sigma, double query_noise, double seed) {
+  return guarded([&] {
+    api::TrainArgs a;
+    a.dk = dk; a.dv = dv; a.dx = dx; a.classes = classes; a.seq_len = seq_len; a.batch = batch;
+    a.optimizer = optimizer; a.lr = lr; a.momentum = momentum; a.beta1 = beta1; a.beta2 = beta2; a.eps = eps;
+    a.init = init; a.sigma = sigma; a.query_noise = query_noise; a.seed = seed;
+    out_handle = api::train_create(a);
+  });
+}
+std::string train_step(double handle, double n) { return guarded([&] { api::train_step(handle, n); }); }
+std::string train_reset(double handle) { return guarded([&] { api::train_reset(handle); }); }
+std::string train_destroy(double handle) { return guarded([&] { api::train_destroy(handle); }); }
+std::string train_curves(double handle, double variant, double from) {
+  return guarded([&] { api::train_curves(out_f32, handle, variant, from); });
+}
+
 std::string arch() { return simd_arch(); }
 
 }  // namespace
@@ -169,4 +191,10 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   function("softmaxJacobian", &softmax_jacobian);
   function("rowDots", &row_dots);
   function("describe", &describe);
+  function("outputHandle", &output_handle);
+  function("trainCreate", &train_create);
+  function("trainStep", &train_step);
+  function("trainReset", &train_reset);
+  function("trainDestroy", &train_destroy);
+  function("trainCurves", &train_curves);
 }

@@ -3,6 +3,7 @@
 //   echo '{"op":"softmax","x":[1,2,3],"rows":1,"cols":3}' | attnlab_cli
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <iostream>
 
 #include "api.hpp"
@@ -63,6 +64,37 @@ json run(const json& r) {
   if (op == "sampleEntries") {
     api::sample_entries(a, r.at("count"), r.at("seed"), dist(r, "sampleEntries"), r.value("stream", 0.0));
     return {{"values", a}};
+  }
+  if (op == "train") {
+    // createTrainer's options by their JavaScript names, then `steps` steps; `seconds` times them.
+    api::TrainArgs t;
+    t.dk = r.value("dk", t.dk); t.dv = r.value("dv", t.dv); t.dx = r.value("dx", t.dx);
+    t.classes = r.value("classes", t.classes); t.seq_len = r.value("seqLen", t.seq_len); t.batch = r.value("batch", t.batch);
+    const std::string optimizer = r.value("optimizer", "adam"), init = r.value("init", "xavier-uniform");
+    t.optimizer = optimizer == "sgd" ? 0 : optimizer == "adam" ? 1 : -1;
+    t.init = init == "xavier-uniform" ? 0 : init == "xavier-normal" ? 1 : init == "lecun" ? 2 : init == "custom" ? 3 : -1;
+    t.lr = r.value("lr", t.lr); t.momentum = r.value("momentum", t.momentum);
+    t.beta1 = r.value("beta1", t.beta1); t.beta2 = r.value("beta2", t.beta2); t.eps = r.value("eps", t.eps);
+    t.sigma = r.value("sigma", t.sigma); t.query_noise = r.value("queryNoise", t.query_noise); t.seed = r.value("seed", t.seed);
+    const double handle = api::train_create(t);
+    json variants;
+    double seconds = 0;
+    try {
+      const auto start = std::chrono::steady_clock::now();
+      api::train_step(handle, r.at("steps").get<double>());
+      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const char* names[] = {"invSqrtDk", "none", "invDk", "learned"};
+      std::vector<float> out[5];
+      for (int v = 0; v < 4; ++v) {
+        api::train_curves(out, handle, v, 0);
+        variants[names[v]] = {{"loss", out[0]}, {"accuracy", out[1]}, {"entropy", out[2]}, {"gradNorm", out[3]}, {"scale", out[4]}};
+      }
+    } catch (...) {
+      api::train_destroy(handle);
+      throw;
+    }
+    api::train_destroy(handle);
+    return {{"steps", r.at("steps")}, {"seconds", seconds}, {"variants", variants}};
   }
   if (op == "info") return {{"arch", simd_arch()}, {"simd", simd_enabled()}};
   throw std::invalid_argument("unknown op " + op);

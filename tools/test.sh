@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # npm test: the native Catch2 suite (CTest), the same suite compiled to wasm and run by Node
-# (CTest's cross-compiling emulator), then the JS tests of the wasm module and the browser tests
-# (Vitest; headless Chromium through playwright-core). Ends with one line over all of them.
+# (CTest's cross-compiling emulator), the native suite again under AddressSanitizer and
+# UndefinedBehaviorSanitizer (build/sanitize), then the JS tests of the wasm module and the browser
+# tests (Vitest; headless Chromium through playwright-core). Ends with one line over all of them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup.sh || exit 1
 bash tools/build.sh --page || exit 1
+bash tools/build.sh --sanitize || exit 1
 mkdir -p build
 
 passed=0; failed=0; status=0
@@ -21,6 +23,10 @@ run_ctest() {  # $1 title, $2 build dir
 }
 run_ctest "Catch2, native (CTest)" build/native
 run_ctest "Catch2, WebAssembly under Node (CTest emulator)" build/wasm
+# Every finding is fatal: UBSan through -fno-sanitize-recover=all, ASan and LeakSanitizer always.
+ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:check_initialization_order=1 \
+UBSAN_OPTIONS=print_stacktrace=1 \
+  run_ctest "Catch2, native under ASan+UBSan" build/sanitize
 
 echo; echo "== JavaScript API and browser (Vitest)"
 npx vitest run --config vitest.config.js --reporter=default --reporter=json --outputFile.json=build/vitest.json || status=1

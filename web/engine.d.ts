@@ -2,7 +2,7 @@
 
 export type Distribution = 'normal' | 'uniform' | 'rademacher' | 'student-t';
 
-/** Errors carry a code: BAD_SIZE | SIZE_LIMIT | SHAPE_MISMATCH | BAD_VALUE | OUT_OF_MEMORY. */
+/** Errors carry a code: BAD_SIZE | SIZE_LIMIT | SHAPE_MISMATCH | BAD_VALUE | OUT_OF_MEMORY (| DISPOSED: a disposed trainer). */
 export interface EngineError extends Error { code?: string }
 
 export interface AttentionOptions {
@@ -41,6 +41,58 @@ export interface Description {
   counts: Uint32Array; lo: number; hi: number;
 }
 
+/** The four scalings trained side by side: α = 1/√dk, 1, 1/dk, and a learned 1/τ (τ starts at √dk). */
+export type TrainVariant = 'invSqrtDk' | 'none' | 'invDk' | 'learned';
+
+/** createTrainer's options (defaults in TRAIN_DEFAULTS). The task is key–value retrieval: seqLen tokens
+ *  [key ~ N(0, I_dx) ; onehot(class)], a query [key_t + queryNoise·N(0, I) ; 0], the label class_t. */
+export interface TrainOptions {
+  /** Query/key width (integer >= 1), default 64. */ dk?: number;
+  /** Value width, default 16. */ dv?: number;
+  /** Key part of a token, default 16. */ dx?: number;
+  /** Number of classes (>= 2), default 8. */ classes?: number;
+  /** Tokens per example, default 8. */ seqLen?: number;
+  /** Examples per step, default 16. */ batch?: number;
+  /** 'sgd' (with momentum) or 'adam' (default). */ optimizer?: 'sgd' | 'adam';
+  /** Learning rate (> 0), default 1e-2. */ lr?: number;
+  /** SGD momentum in [0, 1), default 0.9. */ momentum?: number;
+  /** Adam's β1, β2 in [0, 1) and ε > 0: 0.9, 0.999, 1e-8. */ beta1?: number; beta2?: number; eps?: number;
+  /** Initialisation of every weight matrix (fan_in, fan_out), default 'xavier-uniform'; 'custom' is N(0, sigma²). */
+  init?: 'xavier-uniform' | 'xavier-normal' | 'lecun' | 'custom';
+  /** σ of init 'custom' (> 0), default 0.02. */ sigma?: number;
+  /** Std of the noise added to the query's key (>= 0), default 0. */ queryNoise?: number;
+  /** Integer in [0, 2^53), default 1: the initial weights and the batch stream. */ seed?: number;
+  /** Ignored by the trainer: the page's default run length. */ steps?: number;
+}
+
+/** One variant's curves, one entry per step, recorded on the step's batch before its update. */
+export interface TrainCurve {
+  /** Mean cross-entropy. */ loss: Float32Array;
+  /** Fraction of the batch whose argmax is the label. */ accuracy: Float32Array;
+  /** Mean attention entropy −Σ p ln p (ln seqLen when uniform, 0 when one-hot). */ entropy: Float32Array;
+  /** Mean over the batch of ‖∂ℓ/∂s‖ at the attention logits s = α·q·k. */ gradNorm: Float32Array;
+  /** The scale α in force. */ scale: Float32Array;
+}
+
+/** Curves from step `from` up to `step` (exclusive), for every variant. */
+export interface TrainProgress { step: number; from: number; variants: Record<TrainVariant, TrainCurve> }
+
+export interface Trainer {
+  readonly config: Readonly<Required<TrainOptions>>;
+  readonly variants: readonly TrainVariant[];
+  readonly steps: number;
+  readonly disposed: boolean;
+  /** Runs every variant n (default 1) more steps; returns the n new points. Same seed, same curves,
+   *  in one call or in chunks, natively and in wasm (SIMD or scalar), bit for bit. */
+  step(n?: number): TrainProgress;
+  /** Every curve from step `from` (default 0). */
+  curves(from?: number): TrainProgress;
+  /** Back to the initial weights and the start of the batch stream. */
+  reset(): void;
+  /** Frees the engine's copy (at most 64 trainers live at once). Further calls throw code DISPOSED. */
+  dispose(): void;
+}
+
 export interface Engine {
   readonly simd: boolean;
   readonly arch: string;
@@ -74,9 +126,14 @@ export interface Engine {
   /** `count` entries from one RNG stream. */
   sampleEntries(o: SampleOptions & { count: number; stream?: number }): Float32Array;
   describe(x: Float32Array, o: { bins: number; lo: number; hi: number }): Description;
+  /** Four variants of one attention layer trained side by side (scaling ablation). */
+  createTrainer(o?: TrainOptions): Trainer;
+  readonly trainDefaults: Readonly<Required<TrainOptions>>;
   memoryBytes(): number;
 }
 
 /** Loads the engine. simd: 'auto' (default) picks SIMD128 where supported. */
 export function createEngine(options?: { simd?: boolean | 'auto'; wasmBinary?: ArrayBuffer | Uint8Array }): Promise<Engine>;
 export function simdSupported(): boolean;
+export const TRAIN_DEFAULTS: Readonly<Required<TrainOptions>>;
+export const TRAIN_VARIANTS: readonly TrainVariant[];

@@ -56,7 +56,7 @@ function requireArray(fn, name, v, Type = Float32Array) {
   return v;
 }
 
-// Numbers are checked for type here; range and integrality are checked by the engine in C++.
+// Numbers are checked for type here; sizes also by sizeArg below; every other range by the engine.
 function requireNumber(fn, name, v) {
   if (typeof v !== 'number') throw new TypeError(`${fn}: ${name} must be a number, got ${describeValue(v)}`);
   return v;
@@ -73,9 +73,124 @@ function requireOptions(fn, o) {
   return o;
 }
 
+// Sizes and lengths, checked here as api.cpp checks them (same order, codes and messages; only
+// numbers that are not small integers print differently) before any array is copied into the
+// wasm heap: the heap grows to hold the copies and never shrinks, so a request refused for its
+// sizes must not get that far. The engine checks everything again and stays the authority.
+const MAX_DIM = 2 ** 16, MAX_BINS = 4096;  // api.hpp kMaxDim, kMaxBins
+
+function sizeArg(fn, name, v, max) {
+  if (!Number.isInteger(v)) throw engineError(RangeError, 'BAD_SIZE', `${fn}: ${name} must be a positive integer, got ${v}`);
+  if (v < 1) throw engineError(RangeError, 'BAD_SIZE', `${fn}: ${name} must be at least 1, got ${v}`);
+  if (v > max) throw engineError(RangeError, 'SIZE_LIMIT', `${fn}: ${name} = ${v} exceeds the limit of ${max}`);
+  return v;
+}
+
+// a·b, at most 2^24 each, so exact in a double (as api.cpp's product(), which divides instead).
+function product(fn, what, a, b) {
+  if (a * b > MAX_ELEMENTS)
+    throw engineError(RangeError, 'SIZE_LIMIT', `${fn}: ${what} = ${a * b} exceeds the limit of ${MAX_ELEMENTS} elements`);
+  return a * b;
+}
+
+function expectLength(fn, name, arr, n, expr) {
+  if (arr.length !== n)
+    throw engineError(Error, 'SHAPE_MISMATCH', `${fn}: ${name} has ${arr.length} elements, expected ${expr} = ${n}`);
+}
+
+// rows × cols, each at most `max`: the shape of the row-wise functions.
+function rowsCols(fn, rows, cols, max = MAX_ELEMENTS) {
+  return product(fn, 'rows*cols', sizeArg(fn, 'rows', rows, max), sizeArg(fn, 'cols', cols, max));
+}
+
 function distributionCode(fn, d) {
   if (!Object.hasOwn(DISTRIBUTIONS, d)) throw engineError(RangeError, 'BAD_VALUE', `${fn}: distribution must be 'normal', 'uniform', 'rademacher' or 'student-t', got ${describeValue(d)}`);
   return DISTRIBUTIONS[d];
+}
+
+// ---------------------------------------------------------------- training ablation
+// A trainer holds four copies of one attention layer (cpp/train.hpp), trained in lockstep from the
+// same initial weights on the same batches, differing only in the score scale. It lives in the
+// engine until dispose(); the wasm side keeps it under a handle.
+
+/** The variants, in the engine's order: scale 1/√dk, none, 1/dk, learned 1/τ. */
+export const TRAIN_VARIANTS = Object.freeze(['invSqrtDk', 'none', 'invDk', 'learned']);
+const TRAIN_OPTIMIZERS = { sgd: 0, adam: 1 };
+const TRAIN_INITS = { 'xavier-uniform': 0, 'xavier-normal': 1, lecun: 2, custom: 3 };
+const TRAIN_NUMBERS = ['dk', 'dv', 'dx', 'classes', 'seqLen', 'batch', 'lr', 'momentum', 'beta1', 'beta2', 'eps',
+  'sigma', 'queryNoise', 'seed'];
+
+/** createTrainer's defaults (api.hpp TrainArgs); `steps` is the page's default run length, not
+ *  an option of the trainer. The Catch2 claims (tests/train.tests.cpp) use these, at dk 16 and 256. */
+export const TRAIN_DEFAULTS = Object.freeze({
+  dk: 64, dv: 16, dx: 16, classes: 8, seqLen: 8, batch: 16,
+  optimizer: 'adam', lr: 1e-2, momentum: 0.9, beta1: 0.9, beta2: 0.999, eps: 1e-8,
+  init: 'xavier-uniform', sigma: 0.02, queryNoise: 0, seed: 1, steps: 300,
+});
+
+function makeTrainer(M, check, readF32, o = {}) {
+  const fn = 'createTrainer';
+  requireOptions(fn, o);
+  const c = {};
+  for (const [name, value] of Object.entries(TRAIN_DEFAULTS)) c[name] = o[name] ?? value;
+  for (const name of TRAIN_NUMBERS) requireNumber(fn, name, c[name]);
+  if (!Object.hasOwn(TRAIN_OPTIMIZERS, c.optimizer))
+    throw engineError(RangeError, 'BAD_VALUE', `${fn}: optimizer must be 'sgd' or 'adam', got ${describeValue(c.optimizer)}`);
+  if (!Object.hasOwn(TRAIN_INITS, c.init))
+    throw engineError(RangeError, 'BAD_VALUE', `${fn}: init must be 'xavier-uniform', 'xavier-normal', 'lecun' or 'custom', got ${describeValue(c.init)}`);
+  check(M.trainCreate(c.dk, c.dv, c.dx, c.classes, c.seqLen, c.batch, TRAIN_OPTIMIZERS[c.optimizer], c.lr,
+    c.momentum, c.beta1, c.beta2, c.eps, TRAIN_INITS[c.init], c.sigma, c.queryNoise, c.seed));
+  const handle = M.outputHandle();
+  let steps = 0, disposed = false;
+
+  const alive = (name) => {
+    if (disposed) throw engineError(Error, 'DISPOSED', `trainer.${name}: the trainer has been disposed`);
+  };
+  // Every variant's curves from step `from` on; `steps` follows what the engine recorded.
+  const read = (from) => {
+    const variants = {};
+    TRAIN_VARIANTS.forEach((name, i) => {
+      check(M.trainCurves(handle, i, from));
+      variants[name] = { loss: readF32(0), accuracy: readF32(1), entropy: readF32(2), gradNorm: readF32(3), scale: readF32(4) };
+    });
+    steps = from + variants.invSqrtDk.loss.length;
+    return { step: steps, from, variants };
+  };
+
+  return Object.freeze({
+    /** The options in force, defaults filled in. */
+    config: Object.freeze(c),
+    variants: TRAIN_VARIANTS,
+    /** Steps run since creation or the last reset(). */
+    get steps() { return steps; },
+    get disposed() { return disposed; },
+    /** Runs every variant n more steps; returns the n new points of each curve. */
+    step(n = 1) {
+      alive('step');
+      requireNumber('trainer.step', 'n', n);
+      const from = steps;
+      check(M.trainStep(handle, n));  // the engine checks n before it runs a step
+      return read(from);
+    },
+    /** Every curve from step `from` (default 0) to now. */
+    curves(from = 0) {
+      alive('curves');
+      requireNumber('trainer.curves', 'from', from);
+      return read(from);
+    },
+    /** Back to the initial weights and the start of the batch stream: step() replays the same curves. */
+    reset() {
+      alive('reset');
+      check(M.trainReset(handle));
+      steps = 0;
+    },
+    /** Frees the trainer in the engine; calling it again does nothing. */
+    dispose() {
+      if (disposed) return;
+      disposed = true;
+      check(M.trainDestroy(handle));
+    },
+  });
 }
 
 export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
@@ -108,6 +223,7 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       requireArray(fn, 'x', x);
       requireNumber(fn, 'rows', rows);
       requireNumber(fn, 'cols', cols);
+      expectLength(fn, 'x', x, rowsCols(fn, rows, cols), 'rows*cols');
       writeF32(0, x);
       check(M.softmax(rows, cols, SOFTMAX_KIND[fn]));
       return readF32(0);
@@ -126,6 +242,15 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
     if (mask !== undefined) requireArray(fn, 'mask', mask, Uint8Array);
     if (bias !== undefined) requireArray(fn, 'bias', bias);
     if (backward) requireArray(fn, 'gradOutput', gradOutput);
+    for (const [name, value] of [['nq', nq], ['nk', nk], ['dk', dk], ['dv', dv]]) sizeArg(fn, name, value, MAX_DIM);
+    const nqk = product(fn, 'nq*nk', nq, nk);
+    expectLength(fn, 'q', q, product(fn, 'nq*dk', nq, dk), 'nq*dk');
+    expectLength(fn, 'k', k, product(fn, 'nk*dk', nk, dk), 'nk*dk');
+    expectLength(fn, 'v', v, product(fn, 'nk*dv', nk, dv), 'nk*dv');
+    const nqdv = product(fn, 'nq*dv', nq, dv);
+    if (mask !== undefined) expectLength(fn, 'mask', mask, nqk, 'nq*nk');
+    if (bias !== undefined) expectLength(fn, 'bias', bias, nqk, 'nq*nk');
+    if (backward) expectLength(fn, 'gradOutput', gradOutput, nqdv, 'nq*dv');
     writeF32(0, q);
     writeF32(1, k);
     writeF32(2, v);
@@ -162,6 +287,9 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       requireArray(fn, 'gradP', gradP);
       requireNumber(fn, 'rows', rows);
       requireNumber(fn, 'cols', cols);
+      const n = rowsCols(fn, rows, cols);
+      expectLength(fn, 'p', p, n, 'rows*cols');
+      expectLength(fn, 'gradP', gradP, n, 'rows*cols');
       writeF32(0, p);
       writeF32(1, gradP);
       check(M.softmaxBackward(rows, cols));
@@ -183,6 +311,7 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       requireArray(fn, 'p', p);
       requireNumber(fn, 'rows', rows);
       requireNumber(fn, 'cols', cols);
+      expectLength(fn, 'p', p, rowsCols(fn, rows, cols), 'rows*cols');
       writeF32(0, p);
       check(M.rowStats(rows, cols));
       return { max: readF32(0), entropy: readF32(1) };
@@ -216,7 +345,7 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       requireOptions(fn, o);
       const { dk, n, rows, seed, first = 0 } = o;
       for (const [name, value] of [['dk', dk], ['n', n], ['rows', rows], ['seed', seed], ['first', first]]) requireNumber(fn, name, value);
-      const scale = o.scale ?? 1 / Math.sqrt(dk);
+      const scale = o.scale === undefined ? 1 / Math.sqrt(dk) : o.scale;  // null is not a number, as in attention
       requireNumber(fn, 'scale', scale);
       check(M.sampleSoftmaxRows(dk, n, rows, scale, seed, first));
       return { maxWeight: readF32(0), entropy: readF32(1), jacobianNorm: readF32(2), nonmaxGrad: readF32(3), scoreVariance: readF32(4) };
@@ -229,8 +358,12 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       requireArray(fn, 'q', q);
       requireArray(fn, 'k', k);
       for (const [name, value] of [['nq', nq], ['nk', nk], ['dk', dk]]) requireNumber(fn, name, value);
-      const scale = o.scale ?? 1 / Math.sqrt(dk);
+      const scale = o.scale === undefined ? 1 / Math.sqrt(dk) : o.scale;  // null is not a number, as in attention
       requireNumber(fn, 'scale', scale);
+      for (const [name, value] of [['nq', nq], ['nk', nk], ['dk', dk]]) sizeArg(fn, name, value, MAX_DIM);
+      expectLength(fn, 'q', q, product(fn, 'nq*dk', nq, dk), 'nq*dk');
+      expectLength(fn, 'k', k, product(fn, 'nk*dk', nk, dk), 'nk*dk');
+      product(fn, 'nq*nk', nq, nk);
       writeF32(0, q);
       writeF32(1, k);
       check(M.scores(nq, nk, dk, scale));
@@ -242,6 +375,10 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       requireArray(fn, 'a', a);
       requireArray(fn, 'b', b);
       for (const [name, value] of [['m', m], ['k', k], ['n', n]]) requireNumber(fn, name, value);
+      for (const [name, value] of [['m', m], ['k', k], ['n', n]]) sizeArg(fn, name, value, MAX_ELEMENTS);
+      expectLength(fn, 'a', a, product(fn, 'm*k', m, k), 'm*k');
+      expectLength(fn, 'b', b, product(fn, 'k*n', k, n), 'k*n');
+      product(fn, 'm*n', m, n);
       writeF32(0, a);
       writeF32(1, b);
       check(M.matmul(m, k, n));
@@ -254,6 +391,9 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       requireArray(fn, 'b', b);
       requireNumber(fn, 'rows', rows);
       requireNumber(fn, 'cols', cols);
+      const n = rowsCols(fn, rows, cols);
+      expectLength(fn, 'a', a, n, 'rows*cols');
+      expectLength(fn, 'b', b, n, 'rows*cols');
       writeF32(0, a);
       writeF32(1, b);
       check(M.rowDots(rows, cols));
@@ -261,7 +401,10 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
     },
 
     softmaxJacobian(p) {
-      requireArray('softmaxJacobian', 'p', p);
+      const fn = 'softmaxJacobian';
+      requireArray(fn, 'p', p);
+      if (p.length === 0) throw engineError(RangeError, 'BAD_SIZE', `${fn}: p must hold at least one value`);
+      product(fn, 'n*n', p.length, p.length);
       writeF32(0, p);
       check(M.softmaxJacobian());
       return readF32(0);
@@ -275,6 +418,8 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       requireNumber(fn, 'bins', bins);
       requireNumber(fn, 'lo', lo);
       requireNumber(fn, 'hi', hi);
+      sizeArg(fn, 'bins', bins, MAX_BINS);
+      if (x.length === 0) throw engineError(RangeError, 'BAD_SIZE', `${fn}: x must hold at least one value`);
       writeF32(0, x);
       check(M.describe(bins, lo, hi));
       const c = M.outputCounts() >>> 2, s = M.outputSummary() >>> 3;
@@ -287,6 +432,10 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
         lo, hi,
       };
     },
+
+    /** A trainer of the four scalings side by side (see TRAIN_DEFAULTS for the options). */
+    createTrainer: (o) => makeTrainer(M, check, readF32, o),
+    trainDefaults: TRAIN_DEFAULTS,
 
     /** Bytes of wasm linear memory in use (grows, never shrinks). */
     memoryBytes: () => M.HEAPU8.length,

@@ -1,0 +1,94 @@
+// The training-ablation step in Chromium: the default run plays by itself and draws four curves per
+// plot; pause keeps the state and play continues it to the same numbers as an uninterrupted run;
+// step and reset; CSV and JSON exports hold every point; it draws while it trains.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { startHarness, waitForUpdates } from './harness.js';
+
+let h;
+beforeAll(async () => { h = await startHarness(); });
+afterAll(async () => { await h?.close(); });
+
+const ID = 'training-ablation';
+const status = (page) => page.textContent(`#${ID} .training-status`);
+const atStep = async (page) => Number((await status(page)).match(/step (\d+)/)[1]);
+const tableRows = (page) => page.$$eval(`#${ID} figure > .figure-body > table.readout tbody tr`, (rs) => rs.map((r) => [...r.cells].map((c) => c.textContent)));
+
+describe('training-ablation in Chromium', () => {
+  it('plays the default run to 300 steps, draws four curves in each plot, fills the table, the summary and the d_k report', async () => {
+    const { page, errors, close } = await h.open(`?step=${ID}`);
+    await waitForUpdates(page, ID, 1);
+    expect(await status(page)).toBe('step 300 of 300');
+    for (const p of await page.$$(`#${ID} .panel .plot svg.attnlab-plot`)) {
+      expect(await p.$$eval('g[aria-label="line"] path', (ps) => ps.length)).toBe(4);
+    }
+    const rows = await tableRows(page);
+    expect(rows.map((r) => r[0])).toEqual(['α = 1/√dₖ', 'α = 1 (none)', 'α = 1/dₖ', 'α = 1/τ, learned']);
+    for (const r of rows) expect(Number(r[1].replace('×10', 'e').replace('⁻', '-'))).toBeGreaterThan(0);
+    expect(await page.textContent(`#${ID} .live-summary`)).toMatch(/After 300 steps at dₖ = 128/);
+    await page.waitForFunction(() => document.querySelector('.training-contrast')?.textContent.includes('dₖ = 256'), null, { timeout: 60000 });
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('pause keeps the state, play continues it, and the result equals an uninterrupted run; step adds 10; reset returns to 0', async () => {
+    // reference: an uninterrupted run of 200 steps
+    const ref = await h.open(`?step=${ID}&steps=1000&dk=256`);
+    await waitForUpdates(ref.page, ID, 1);
+    const uninterrupted = await tableRows(ref.page);
+    await ref.close();
+
+    const { page, errors, close } = await h.open(`?step=${ID}&steps=1000&dk=256`);
+    await page.waitForFunction((id) => /step ([1-9]\d*) of 1000/.test(document.querySelector(`#${id} .training-status`)?.textContent ?? ''), ID);
+    await page.click(`#${ID} .training-toolbar button:text("Pause")`);
+    const paused = await atStep(page);
+    expect(paused).toBeLessThan(1000);
+    await page.waitForTimeout(300);
+    expect(await atStep(page)).toBe(paused);  // it stays
+    expect(await page.textContent(`#${ID} .training-toolbar button >> nth=0`)).toBe('Play');
+    await page.click(`#${ID} .training-toolbar button:text("Play")`);
+    await page.waitForFunction((id) => document.querySelector(`#${id} .training-status`)?.textContent === 'step 1000 of 1000', ID, { timeout: 60000 });
+    expect(await tableRows(page)).toEqual(uninterrupted);
+
+    await page.click(`#${ID} .training-toolbar button:text("Step +10")`);
+    await page.waitForFunction((id) => document.querySelector(`#${id} .training-status`)?.textContent === 'step 1010 of 1000', ID);
+    await page.click(`#${ID} .training-toolbar button:text("Reset")`);
+    expect(await status(page)).toBe('step 0 of 1000');
+    expect(await page.textContent(`#${ID} .live-summary`)).toContain('Step 0');
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('exports every point of every run as CSV and as JSON', async () => {
+    const { page, errors, close } = await h.open(`?step=${ID}&steps=100&dk=32`, { acceptDownloads: true });
+    await waitForUpdates(page, ID, 1);
+    const [csv] = await Promise.all([page.waitForEvent('download'), page.click(`#${ID} button:text("Export CSV")`)]);
+    const lines = readFileSync(await csv.path(), 'utf8').trim().split('\n');
+    expect(lines[0]).toBe('step,run,loss,accuracy,entropy,grad_norm,scale');
+    expect(lines.length).toBe(1 + 4 * 100);
+    const [json] = await Promise.all([page.waitForEvent('download'), page.click(`#${ID} button:text("Export JSON")`)]);
+    const data = JSON.parse(readFileSync(await json.path(), 'utf8'));
+    expect(data.config).toMatchObject({ dk: 32, steps: 100, seed: 1 });
+    for (const run of Object.values(data.runs)) expect(run.loss.length).toBe(100);
+    // the CSV's first unscaled loss is the JSON's
+    expect(Number(lines.find((l) => l.startsWith('1,none,')).split(',')[2])).toBeCloseTo(data.runs.none.loss[0], 6);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('draws while it trains: the curves and the status advance through intermediate steps before the end', async () => {
+    // (how long the main thread is busy per redraw is measured in bench/, not asserted here)
+    const { page, errors, close } = await h.open(`?step=${ID}&steps=1000`);
+    const seen = new Set();
+    for (;;) {
+      const s = await status(page).catch(() => '');
+      if (s) seen.add(s);
+      if (s.startsWith('step 1000')) break;
+      await page.waitForTimeout(40);
+    }
+    const intermediate = [...seen].filter((s) => /^step [1-9]\d* of 1000$/.test(s) && s !== 'step 1000 of 1000');
+    expect(intermediate.length).toBeGreaterThanOrEqual(3);
+    expect(errors).toEqual([]);
+    await close();
+  });
+});

@@ -1,0 +1,71 @@
+// The training step's experiments (web/experiments/training-ablation.js), run with the real engine
+// as the worker runs them: streamed in chunks, paused (the run dropped) and resumed, they give the
+// very curves of one uninterrupted run; and the small-versus-large d_k report says what it measures.
+import { describe, expect, it } from 'vitest';
+import { createEngine, TRAIN_VARIANTS } from '../../web/engine.js';
+import { CONTRAST, trainingContrast, trainingRun } from '../../web/experiments/training-ablation.js';
+import { drain } from './drain.js';
+
+const engine = await createEngine();
+const config = { dk: 64, seqLen: 8, optimizer: 'sgd', lr: 0.1, init: 'xavier-uniform', sigma: 0.1, seed: 3 };
+
+// Every point a run streamed (its partial chunks, then its result), concatenated per variant.
+function streamed(it, { stopAfter = Infinity } = {}) {
+  const out = Object.fromEntries(TRAIN_VARIANTS.map((n) => [n, []]));
+  let chunks = 0, last;
+  const add = (c) => { for (const n of TRAIN_VARIANTS) out[n].push(...c.variants[n].loss); last = c.step; };
+  for (;;) {
+    const s = it.next();
+    if (s.done) { add(s.value); return { out, last, finished: true }; }
+    if (s.value.partial) add(s.value.partial);
+    if (++chunks >= stopAfter) { it.return(); return { out, last, finished: false }; }
+  }
+}
+
+describe('training-ablation: the worker streams the engine’s trainer', () => {
+  it('streamed chunk by chunk, paused and resumed, the curves are those of one uninterrupted run', () => {
+    const whole = engine.createTrainer(config).step(120).variants;
+    const first = streamed(trainingRun(engine, { config, from: 0, to: 120 }), { stopAfter: 4 });  // pause
+    expect(first.finished).toBe(false);
+    expect(first.last).toBeGreaterThan(0);
+    const rest = streamed(trainingRun(engine, { config, from: first.last, to: 120 }));             // play again
+    for (const n of TRAIN_VARIANTS) {
+      expect([...first.out[n], ...rest.out[n]]).toEqual([...whole[n].loss]);
+    }
+  });
+
+  it('a run from an earlier step (after reset) replays the same points, and progress rises to the end', () => {
+    const a = streamed(trainingRun(engine, { config, from: 0, to: 40 }));
+    const { result, progress } = drain(trainingRun(engine, { config, from: 20, to: 40 }));  // the live trainer is at 40: it rewinds
+    expect([...result.variants.none.loss]).toEqual(a.out.none.slice(-Math.min(10, 20)));
+    expect(progress.every((p, i) => i === 0 || p >= progress[i - 1])).toBe(true);
+    expect(result.config.dk).toBe(64);
+  });
+});
+
+describe('training-ablation: small and large d_k, both optimizers', () => {
+  const r = drain(trainingContrast(engine, { seed: 1, seqLen: 8 })).result;
+
+  it('runs every d_k with every optimizer and reports finite losses, accuracies in [0, 1] and entropies in [0, ln L]', () => {
+    expect(r.rows.map((row) => [row.dk, row.optimizer])).toEqual(
+      CONTRAST.dks.flatMap((dk) => Object.keys(CONTRAST.optimizers).map((o) => [dk, o])));
+    for (const row of r.rows) for (const n of TRAIN_VARIANTS) {
+      const v = row.variants[n];
+      expect(Number.isFinite(v.loss) && v.loss > 0).toBe(true);
+      expect(v.accuracy).toBeGreaterThanOrEqual(0);
+      expect(v.accuracy).toBeLessThanOrEqual(1);
+      expect(v.entropyEarly).toBeLessThanOrEqual(Math.log(8) + 1e-6);
+    }
+  });
+
+  it('without the scale, attention starts saturated and training ends with more loss than with 1/√d_k (seed 1, every setting)', () => {
+    for (const row of r.rows) {
+      // early entropy well below the 1/√d_k run's, which is near ln 8 = 2.08
+      expect(row.variants.none.entropyEarly).toBeLessThan(0.6 * row.variants.invSqrtDk.entropyEarly);
+      expect(row.variants.none.loss).toBeGreaterThan(1.5 * row.variants.invSqrtDk.loss);
+    }
+    // the starkest case: SGD at d_k = 256, where the unscaled run barely learns
+    const sgd256 = r.rows.find((row) => row.dk === 256 && row.optimizer === 'sgd').variants;
+    expect(sgd256.none.loss).toBeGreaterThan(10 * sgd256.invSqrtDk.loss);
+  });
+});

@@ -1,0 +1,67 @@
+// (eq:training-ablation) experiments: one attention layer trained four times side by side (scale
+// 1/√d_k, none, 1/d_k, a learned 1/τ) from the same initial weights on the same batches. The
+// engine owns the model (cpp/train.hpp); this streams its curves chunk by chunk.
+// See chunks.js for the generator contract.
+
+// Steps per chunk: about 10–40 ms of training at the default size in wasm SIMD.
+const CHUNK_STEPS = 10;
+
+// The live trainer: one per worker (one engine), kept between runs so that pausing (which
+// supersedes the run) and playing again continue where training stopped.
+let live = null;  // { engine, key, trainer }
+
+const configKey = (config) => JSON.stringify(Object.entries(config).sort());
+
+// A trainer for `config` at step `from`: the live one when it fits, else a new one (or a reset
+// one) fast-forwarded. Same seed, same curves: a replay gives exactly the points it had.
+function* trainerAt(engine, config, from) {
+  const key = configKey(config);
+  if (live?.engine !== engine || live.key !== key) {
+    if (live?.engine === engine) live.trainer.dispose();
+    live = { engine, key, trainer: engine.createTrainer(config) };
+  }
+  const t = live.trainer;
+  if (t.steps > from) t.reset();
+  while (t.steps < from) {
+    t.step(Math.min(CHUNK_STEPS * 4, from - t.steps));
+    if (t.steps < from) yield { progress: 0 };
+  }
+  return t;
+}
+
+// Trains from step `from` to step `to` and streams the new points: each yield's `partial` is
+// { step, from, variants: { name: { loss, accuracy, entropy, gradNorm, scale } } } for its chunk.
+// Returns the last chunk (or an empty one when from = to) with the trainer's config.
+export function* trainingRun(engine, { config, from = 0, to }) {
+  const t = yield* trainerAt(engine, config, from);
+  let last = t.curves(from);
+  while (t.steps < to) {
+    last = t.step(Math.min(CHUNK_STEPS, to - t.steps));
+    if (t.steps < to) yield { progress: (t.steps - from) / Math.max(1, to - from), partial: last };
+  }
+  return { ...last, config: t.config };
+}
+
+// The page's report at small and large d_k: every variant trained `steps` steps at each d_k with
+// each optimizer (its usual learning rate), the rest at the engine's defaults; the mean loss and
+// accuracy over the last tenth of the steps, and the mean attention entropy over the first 10.
+export const CONTRAST = { dks: [16, 256], optimizers: { sgd: 0.1, adam: 0.01 }, steps: 300 };
+export function* trainingContrast(engine, { seed, seqLen }) {
+  const rows = [];
+  const runs = CONTRAST.dks.flatMap((dk) => Object.entries(CONTRAST.optimizers).map(([optimizer, lr]) => ({ dk, optimizer, lr })));
+  for (const [i, cfg] of runs.entries()) {
+    const t = engine.createTrainer({ ...cfg, seed, seqLen });
+    try {
+      const r = t.step(CONTRAST.steps);
+      const k = Math.round(CONTRAST.steps / 10);
+      const mean = (xs, a, b) => { const s = xs.slice(a, b); return s.reduce((x, y) => x + y, 0) / s.length; };
+      const variants = Object.fromEntries(Object.entries(r.variants).map(([name, v]) => [name, {
+        loss: mean(v.loss, -k, undefined), accuracy: mean(v.accuracy, -k, undefined), entropyEarly: mean(v.entropy, 0, 10) }]));
+      rows.push({ ...cfg, variants });
+    } finally { t.dispose(); }
+    if (i + 1 < runs.length) yield { progress: (i + 1) / runs.length };
+  }
+  return { seed, seqLen, steps: CONTRAST.steps, rows };
+}
+
+export const experiments = { trainingRun, trainingContrast };

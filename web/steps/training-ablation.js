@@ -1,0 +1,209 @@
+// (eq:training-ablation) One attention layer trained four times, side by side, from the same
+// initial weights on the same batches: scale 1/√d_k, none, 1/d_k, a learned 1/τ. The worker runs
+// the engine's trainer in chunks; this module accumulates the streamed curves and draws them.
+import { SERIES_COLORS } from '../plots/style.js';
+import { smooth, trainingCurvesPlot } from '../plots/training-curves.js';
+import { fmt } from '../format.js';
+import { dataTable, el, fillTable, grid, liveSummary, panel, show } from '../readout.js';
+import './training-ablation.css';
+
+export const id = 'training-ablation';
+
+const VARIANTS = ['invSqrtDk', 'none', 'invDk', 'learned'];
+const NAMES = { invSqrtDk: 'α = 1/√dₖ', none: 'α = 1 (none)', invDk: 'α = 1/dₖ', learned: 'α = 1/τ, learned' };
+const METRICS = ['loss', 'accuracy', 'entropy', 'gradNorm', 'scale'];
+const STEP_BY = 10;
+
+export const params = {
+  dk: { kind: 'stops', values: [8, 16, 32, 64, 128, 256, 512], default: 128, label: 'dₖ', spoken: 'd k', format: String },
+  seqLen: { kind: 'stops', values: [4, 8, 16, 32], default: 8, label: 'tokens L', spoken: 'tokens', format: String },
+  optimizer: { kind: 'choice', options: { sgd: 'SGD, momentum 0.9', adam: 'Adam' }, default: 'sgd', label: 'optimizer' },
+  lr: { kind: 'stops', values: [0.001, 0.003, 0.01, 0.03, 0.1, 0.3], default: 0.1, label: 'learning rate', format: String },
+  init: { kind: 'choice', options: { 'xavier-uniform': 'Xavier uniform', 'xavier-normal': 'Xavier normal', lecun: 'LeCun normal', custom: 'N(0, σ²)' },
+    default: 'xavier-uniform', label: 'init' },
+  sigma: { kind: 'stops', values: [0.01, 0.03, 0.1, 0.3, 1], default: 0.1, label: 'σ (custom init)', spoken: 'sigma', format: String },
+  steps: { kind: 'stops', values: [100, 200, 300, 500, 1000], default: 300, label: 'steps', format: String },
+  seed: { kind: 'int', min: 0, max: 2 ** 31 - 1, default: 1, label: 'seed' },
+};
+
+const configOf = (v) => ({ dk: v.dk, seqLen: v.seqLen, optimizer: v.optimizer, lr: v.lr, init: v.init, sigma: v.sigma, seed: v.seed });
+const empty = () => Object.fromEntries(VARIANTS.map((n) => [n, Object.fromEntries(METRICS.map((m) => [m, []]))]));
+const tail = (xs, k) => { const s = xs.slice(-k); return s.reduce((a, b) => a + b, 0) / Math.max(1, s.length); };
+
+// What the contrast runs show, in words, from their numbers: which scaling ends lowest and how the
+// unscaled run compares with 1/√d_k at each d_k and optimizer.
+function contrastSentence(r) {
+  const parts = r.rows.map((row) => {
+    const v = row.variants, best = VARIANTS.reduce((a, b) => (v[b].loss < v[a].loss ? b : a));
+    const ratio = v.none.loss / v.invSqrtDk.loss;
+    return `at dₖ = ${row.dk} with ${row.optimizer === 'sgd' ? 'SGD' : 'Adam'} the unscaled run ends with ` +
+      `${ratio >= 1 ? `${fmt(ratio, 2)}× the loss` : `${fmt(1 / ratio, 2)}× less loss`} of the 1/√dₖ run, and ${NAMES[best]} ends lowest`;
+  });
+  return `Seed ${r.seed}, L = ${r.seqLen}: ${parts.join('; ')}. Early in training (first 10 steps) the unscaled runs’ attention entropy is ` +
+    `${r.rows.map((row) => fmt(row.variants.none.entropyEarly)).join(', ')} nats in the same order, against ` +
+    `${r.rows.map((row) => fmt(row.variants.invSqrtDk.entropyEarly)).join(', ')} with 1/√dₖ.`;
+}
+
+function download(name, type, text) {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(new Blob([text], { type }));
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+}
+
+export function mount(figure, { run, cancel }) {
+  const button = (text, title) => Object.assign(el('button', undefined, text), { type: 'button', title });
+  const play = button('Play', 'Train up to the chosen number of steps');
+  const step = button(`Step +${STEP_BY}`, `Train ${STEP_BY} more steps`);
+  const reset = button('Reset', 'Back to step 0, the same initial weights');
+  const csv = button('Export CSV', 'Download every curve as CSV');
+  const json = button('Export JSON', 'Download the configuration and every curve as JSON');
+  const status = el('span', 'training-status');
+  status.setAttribute('aria-live', 'polite');
+  const bar = el('div', 'training-toolbar');
+  bar.setAttribute('role', 'toolbar');
+  bar.setAttribute('aria-label', 'Training');
+  bar.append(play, step, reset, csv, json, status);
+
+  const legend = el('p', 'training-legend');
+  for (const [i, n] of VARIANTS.entries()) {
+    const item = el('span', 'training-key', NAMES[n]);
+    item.style.setProperty('--key', SERIES_COLORS[i]);
+    legend.append(item);
+  }
+  const panels = { loss: panel('Loss (cross-entropy), log axis'), accuracy: panel('Accuracy on the batch'),
+    entropy: panel('Attention entropy (nats)'), gradNorm: panel('Gradient at the scores ‖∂L/∂s‖, log axis') };
+  for (const p of Object.values(panels)) p.table.remove();
+  const table = el('table', 'readout');
+  const data = el('div');
+  const summary = liveSummary();
+  const contrast = panel('Small and large dₖ, both optimizers (300 steps, the seed and L above, other settings at their defaults)');
+  contrast.plot.remove();
+  const contrastText = el('p', 'training-contrast');
+  contrast.el.append(contrastText);
+  figure.body.append(bar, legend, grid(panels.loss.el, panels.accuracy.el), grid(panels.entropy.el, panels.gradNorm.el), table, data, summary, contrast.el);
+
+  let values = null, config = null;
+  let curves = empty(), at = 0, running = false, pending = 0;
+
+  const append = (chunk) => {
+    if (!chunk || chunk.from !== at) return;  // a chunk that does not continue the curves is stale
+    for (const n of VARIANTS) for (const m of METRICS) curves[n][m].push(...chunk.variants[n][m]);
+    at = chunk.step;
+  };
+
+  function draw() {
+    const series = (m) => VARIANTS.map((n) => ({ name: NAMES[n], values: curves[n][m] }));
+    const steps = Math.max(values.steps, at);
+    const common = { steps, window: 10, width: 520, height: 240 };
+    show(panels.loss.plot, trainingCurvesPlot({ ...common, series: series('loss'), yLabel: 'loss', yLog: true }));
+    show(panels.accuracy.plot, trainingCurvesPlot({ ...common, series: series('accuracy'), yLabel: 'accuracy', yDomain: [0, 1] }));
+    show(panels.entropy.plot, trainingCurvesPlot({ ...common, series: series('entropy'), yLabel: 'entropy (nats)',
+      yDomain: [0, Math.log(values.seqLen) * 1.05], ref: { name: `uniform: ln ${values.seqLen}`, y: Math.log(values.seqLen) } }));
+    show(panels.gradNorm.plot, trainingCurvesPlot({ ...common, series: series('gradNorm'), yLabel: '‖∂L/∂s‖', yLog: true }));
+    status.textContent = `step ${at} of ${values.steps}`;
+    play.textContent = running ? 'Pause' : 'Play';
+    play.title = running ? 'Stop training here (Play continues)' : 'Train up to the chosen number of steps';
+
+    const k = Math.max(1, Math.round(at / 10));  // the last 10% of the steps
+    const last = (n, m) => tail(curves[n][m], k);
+    fillTable(table, ['run', `loss, last ${k} steps`, 'accuracy', 'entropy', '‖∂L/∂s‖', 'α at the end'],
+      VARIANTS.map((n) => ({ name: NAMES[n], cells: at ? [fmt(last(n, 'loss')), fmt(last(n, 'accuracy')), fmt(last(n, 'entropy')),
+        fmt(last(n, 'gradNorm')), fmt(curves[n].scale.at(-1))] : ['', '', '', '', ''] })));
+    if (!running) {  // the long table only once the run stops
+      const sm = Object.fromEntries(VARIANTS.map((n) => [n, ['loss', 'accuracy', 'entropy', 'gradNorm'].map((m) => smooth(curves[n][m], 10))]));
+      show(data, dataTable('Every tenth step as a table (smoothed as plotted: loss, accuracy, entropy, gradient)',
+        ['step', ...VARIANTS.flatMap((n) => [`${NAMES[n]}: loss`, 'accuracy', 'entropy', '‖∂L/∂s‖'])],
+        Array.from({ length: Math.ceil(at / STEP_BY) }, (_, r) => {
+          const i = Math.min(at, (r + 1) * STEP_BY) - 1;
+          return [i + 1, ...VARIANTS.flatMap((n) => sm[n].map((ys) => fmt(ys[i])))];
+        })));
+    }
+    summary.textContent = at ? sentence(k) : `Step 0: the four runs share their initial weights (seed ${values.seed}). Press Play.`;
+  }
+
+  function sentence(k) {
+    const last = (n) => tail(curves[n].loss, k);
+    const early = Math.min(10, at);
+    const h = (n) => tail(curves[n].entropy.slice(0, early), early);
+    const ranked = [...VARIANTS].sort((a, b) => last(a) - last(b));
+    return `After ${at} steps at dₖ = ${values.dk} (${values.optimizer === 'sgd' ? 'SGD with momentum' : 'Adam'}, learning rate ${values.lr}, ` +
+      `seed ${values.seed}), the loss over the last ${k} steps is ${VARIANTS.map((n) => `${fmt(last(n))} for ${NAMES[n]}`).join(', ')}: ` +
+      `lowest ${NAMES[ranked[0]]}, highest ${NAMES[ranked.at(-1)]}. Over the first ${early} steps the unscaled run’s attention entropy ` +
+      `averages ${fmt(h('none'))} nats against ${fmt(h('invSqrtDk'))} for 1/√dₖ (uniform: ln ${values.seqLen} = ${fmt(Math.log(values.seqLen))}).`;
+  }
+
+  // Trains to step `to`, drawing as the chunks arrive; false if paused or superseded.
+  async function trainTo(to) {
+    running = true;
+    const ticket = ++pending;
+    draw();
+    let frame = 0;
+    const r = await run('trainingRun', { config, from: at, to }, {
+      onProgress: (p, chunk) => {
+        // after a pause the chunks already on their way are dropped: training stops where the
+        // curves stop (the worker's trainer rewinds to that step when play resumes)
+        if (ticket !== pending) return;
+        figure.progress(p);
+        append(chunk);
+        // redraw at most every 200 ms: the main thread stays free for the reader
+        if (!frame) frame = setTimeout(() => requestAnimationFrame(() => { frame = 0; draw(); }), 200);
+      },
+    });
+    if (ticket !== pending) return false;  // a newer request took over: it draws
+    clearTimeout(frame);
+    running = false;
+    append(r);
+    draw();
+    figure.done();
+    return r !== null;
+  }
+
+  play.addEventListener('click', () => {
+    if (running) { running = false; pending++; cancel(); draw(); figure.done(); }
+    else trainTo(Math.max(values.steps, at < values.steps ? values.steps : at + STEP_BY));
+  });
+  step.addEventListener('click', () => trainTo(at + STEP_BY));
+  reset.addEventListener('click', () => {
+    if (running) { pending++; cancel(); running = false; }
+    curves = empty(); at = 0;
+    draw();
+    figure.done();
+  });
+  csv.addEventListener('click', () => {
+    const rows = ['step,run,loss,accuracy,entropy,grad_norm,scale'];
+    for (const n of VARIANTS) curves[n].loss.forEach((_, i) =>
+      rows.push([i + 1, n, ...METRICS.map((m) => curves[n][m][i])].join(',')));
+    download(`attnlab-training-dk${values.dk}-seed${values.seed}.csv`, 'text/csv', `${rows.join('\n')}\n`);
+  });
+  json.addEventListener('click', () => {
+    download(`attnlab-training-dk${values.dk}-seed${values.seed}.json`, 'application/json',
+      JSON.stringify({ config: { ...config, steps: at }, runs: Object.fromEntries(VARIANTS.map((n) => [n, curves[n]])) }));
+  });
+
+  // The report at small and large d_k: recomputed when the seed or L changes, after the main run.
+  let contrastKey = '';
+  async function drawContrast(v) {
+    const key = `${v.seed},${v.seqLen}`;
+    if (key === contrastKey) return;
+    const r = await run('trainingContrast', { seed: v.seed, seqLen: v.seqLen }, { channel: 'contrast' });
+    if (!r) return;
+    contrastKey = key;
+    fillTable(contrast.table, ['dₖ, optimizer', ...VARIANTS.map((n) => NAMES[n])], r.rows.map((row) => ({
+      name: `${row.dk}, ${row.optimizer === 'sgd' ? 'SGD' : 'Adam'} (lr ${row.lr})`,
+      cells: VARIANTS.map((n) => `loss ${fmt(row.variants[n].loss)}, acc ${fmt(row.variants[n].accuracy, 2)}`),
+    })));
+    contrastText.textContent = contrastSentence(r);
+  }
+
+  return {
+    // New parameters: a new experiment from step 0, played to the chosen number of steps.
+    async update(v) {
+      values = v;
+      config = configOf(v);
+      curves = empty(); at = 0;
+      if (await trainTo(v.steps)) drawContrast(v);
+    },
+  };
+}
