@@ -123,13 +123,6 @@ export function mount(figure, { run }) {
 
   // (3) the link, and what the two runs start from
   const e3 = ex[3];
-  // Once the training step is on the page, point at it instead of at the stand-in.
-  const note = e3.div.querySelector('.exercise-ablation-note');
-  if (note && document.getElementById('training-ablation')) {
-    const a = el('a', null, 'training step');
-    a.href = '?step=training-ablation';
-    note.replaceChildren('The ', a, ' runs exactly this experiment, live in your browser.');
-  }
   const a3 = answer('Show what the two runs start from');
   e3.table = readout();
   e3.text = el('p');
