@@ -79,3 +79,32 @@ else {
     }
   }
 }
+
+// The page's default run in headless Chromium (needs a built dist/, or $ATTNLAB_DIST): the
+// training-ablation step plays its default configuration (web/steps/training-ablation.js) as soon
+// as it is shown; the worker's time for the whole run, and the time from the step's first request
+// to its last redraw, medians of 3 page loads.
+const dist = process.env.ATTNLAB_DIST || 'dist';
+if (existsSync(`${dist}/index.html`) && !process.argv.includes('--json')) {
+  const { preview } = await import('vite');
+  const { chromium } = await import('playwright-core');
+  const server = await preview({ build: { outDir: dist }, preview: { port: 0 }, logLevel: 'silent' });
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+  const runs = [];
+  for (let i = 0; i < 3; i++) {
+    const page = await browser.newPage();
+    await page.goto(`${server.resolvedUrls.local[0]}?step=training-ablation`);
+    await page.waitForFunction(() => document.querySelector('#training-ablation figure.live')?.dataset.updates === '1', null, { timeout: 120000 });
+    runs.push(await page.evaluate(() => {
+      const f = document.querySelector('#training-ablation figure.live');
+      const posted = performance.getEntriesByName('attnlab:posted').map((e) => e.startTime);
+      return { engine: Number(f.dataset.engineMs), status: f.querySelector('.training-status').textContent, start: Math.min(...posted) };
+    }));
+    runs.at(-1).wall = await page.evaluate(() => performance.now()) - runs.at(-1).start;
+    await page.close();
+  }
+  await browser.close();
+  await server.close();
+  console.log(`  the page's default run in headless Chromium (${runs[0].status}, dk 128, SGD): worker ${(median(runs.map((r) => r.engine)) / 1000).toFixed(2)} s, ` +
+    `first request to last redraw ≈ ${(median(runs.map((r) => r.wall)) / 1000).toFixed(2)} s (medians of 3)`);
+}
