@@ -29,8 +29,15 @@ function buildNav() {
   }
 }
 
-const client = connectEngine();
 const status = document.getElementById('engine-status');
+const client = connectEngine({
+  onRestart: (reason, count, up) => {
+    status.dataset.state = 'error';
+    status.textContent = up
+      ? `The engine failed (${reason}) and was restarted (${count}×); change a control to recompute.`
+      : `The engine failed (${reason}) too often and has stopped; reload the page.`;
+  },
+});
 client.ready.then(
   async ({ simd, arch }) => {
     const build = simd

@@ -65,6 +65,9 @@ function step(engine, channel, run) {
     }
   } catch (err) {
     active.delete(channel);
-    postMessage({ id: run.id, error: { name: err.name, message: String(err.message || err), code: err.code } });
+    // a trap or abort inside wasm (out of memory, say) leaves the module unusable: the page
+    // replaces this worker (engine-client.js)
+    const fatal = err instanceof WebAssembly.RuntimeError;
+    postMessage({ id: run.id, error: { name: err.name, message: String(err.message || err), code: err.code, fatal } });
   }
 }
