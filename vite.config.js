@@ -30,6 +30,7 @@ export default defineConfig({
   plugins: [stepSections()],
   build: {
     outDir: '../dist', emptyOutDir: true, target: 'es2022', chunkSizeWarningLimit: 700,
+    assetsInlineLimit: 0,  // no data: URLs: under the documented CSP, fonts come from 'self'
     rollupOptions: {
       // the full page, the embed page and the custom element's one script, under a fixed name
       // (instructors link to it). web/public/ (the example course page) is copied as it is.

@@ -39,7 +39,9 @@ function setup() {
   return shared;
 }
 
-const PARAMS = [...new Set(steps.flatMap((s) => Object.keys(s.params)))];
+// HTML lowercases attribute names (seqLen= arrives as seqlen), and observedAttributes is compared
+// with the lowercased name; getAttribute and hasAttribute lowercase their argument themselves.
+const PARAMS = [...new Set(steps.flatMap((s) => Object.keys(s.params)))].map((name) => name.toLowerCase());
 
 class AttnlabStep extends HTMLElement {
   static observedAttributes = ['step', ...PARAMS];

@@ -1,40 +1,48 @@
 // Auto-height for an embedded step: tells the host page the content's height whenever it changes,
-// in the three shapes hosts listen for, and nothing else.
-//   {type: 'attnlab:resize', height}                    a neutral message (docs/EMBEDDING.md)
+// in the three shapes hosts listen for, and nothing else (docs/EMBEDDING.md lists them).
+//   {type: 'attnlab:resize', height}                    a neutral message
 //   '{"subject":"lti.frameResize","height":…}'          Canvas (a JSON string, which Canvas and
 //                                                        older LTI listeners both parse)
-//   {context: 'h5p', action: 'hello' | 'prepareResize' | 'resize', …}   H5P's resizer protocol:
-//     hello → host answers hello; then per change prepareResize {scrollHeight, clientHeight} →
-//     host answers resizePrepared → resize {scrollHeight}
-// Messages are sent to `targetOrigin` ('*' unless the embed URL names the host's origin: a height
-// is no secret). The only messages accepted are the host's two H5P answers, from the parent window
-// (and from targetOrigin, when one is named); anything else is ignored.
+//   {context: 'h5p', action: 'hello' | 'prepareResize' | 'resize', …}   H5P's resizer protocol
+//     (h5p-resizer.js on the host): we say hello, the host answers hello; then per change
+//     prepareResize {scrollHeight, clientHeight} → host answers resizePrepared → resize {scrollHeight}.
+//     Until the host has answered, each change says hello again (the host's script may load after
+//     ours), and the host's own {action: 'ready'} is answered with hello, as H5P content does.
+// Messages go to `targetOrigin` ('*' unless the embed URL names the host's origin: a height is no
+// secret). The only messages accepted are the host's H5P answers (ready, hello, resizePrepared,
+// resize), from the parent window (and from targetOrigin, when one is named); all else is ignored.
 export function startAutoHeight({ target = window.parent, targetOrigin = '*', protocols = ['attnlab', 'canvas', 'h5p'],
   measure = () => Math.ceil(document.documentElement.getBoundingClientRect().height) } = {}) {
   if (!target || target === window) return () => {};
   const on = new Set(protocols);
-  let h5pReady = false, last = -1;
+  let h5pFriendly = false, last = -1;
   const post = (message) => target.postMessage(message, targetOrigin);
+  const h5p = (action, data = {}) => post({ context: 'h5p', action, ...data });
+  // H5P: ask the host to make room (or, until it has answered, say hello)
+  const h5pChanged = () => (h5pFriendly
+    ? h5p('prepareResize', { scrollHeight: measure(), clientHeight: window.innerHeight })
+    : h5p('hello'));
 
-  const send = (force = false) => {
+  const send = () => {
     const height = measure();
-    if (!force && height === last) return;
+    if (height === last) return;
     last = height;
     if (on.has('attnlab')) post({ type: 'attnlab:resize', height });
     if (on.has('canvas')) post(JSON.stringify({ subject: 'lti.frameResize', height }));
-    if (on.has('h5p') && h5pReady) post({ context: 'h5p', action: 'prepareResize', scrollHeight: height, clientHeight: window.innerHeight });
+    if (on.has('h5p')) h5pChanged();
   };
 
   const onMessage = (event) => {
-    if (event.source !== target) return;
+    if (!on.has('h5p') || event.source !== target) return;
     if (targetOrigin !== '*' && event.origin !== targetOrigin) return;
     const d = event.data;
-    if (!on.has('h5p') || d === null || typeof d !== 'object' || d.context !== 'h5p') return;
-    if (d.action === 'hello') { h5pReady = true; send(true); }
-    else if (d.action === 'resizePrepared') post({ context: 'h5p', action: 'resize', scrollHeight: last });
+    if (d === null || typeof d !== 'object' || d.context !== 'h5p') return;
+    if (d.action === 'ready') h5p('hello');                        // the host's resizer loaded late
+    else if (d.action === 'hello') { h5pFriendly = true; h5pChanged(); }
+    else if (d.action === 'resize' && h5pFriendly) h5pChanged();   // the host's window was resized
+    else if (d.action === 'resizePrepared' && h5pFriendly) h5p('resize', { scrollHeight: measure() });
   };
   addEventListener('message', onMessage);
-  if (on.has('h5p')) post({ context: 'h5p', action: 'hello' });
 
   // every size change; and again once fonts and math have laid out
   const observer = new ResizeObserver(() => send());

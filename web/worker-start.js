@@ -2,14 +2,16 @@
 // worker-start-inline.js, whose worker is inlined in the page.)
 import workerUrl from './worker.js?worker&url';
 
-// A sandboxed iframe (sandbox="allow-scripts", an opaque origin) may not start a worker from the
-// server's URL; it may from a blob of its own, which imports the worker module (that import is a
-// CORS request: the server must allow it, as GitHub Pages does).
+// A worker script must be same-origin with the document, and is not when
+//   - the page is in a sandboxed iframe (sandbox="allow-scripts"): its origin is opaque, 'null';
+//   - <attnlab-step> is loaded from another origin than the course page's.
+// Either fails late (the constructor succeeds, the worker's error event fires once the fetch is
+// refused), so the origins are compared first. The worker then starts from a data: URL that
+// imports the worker module. (Not a blob: Chromium refuses a module worker from a blob made in
+// an opaque origin.) The import is a CORS request: the server must send
+// Access-Control-Allow-Origin, as GitHub Pages does; see docs/EMBEDDING.md.
 export function startWorker() {
-  try {
-    return new Worker(workerUrl, { type: 'module' });
-  } catch {
-    const source = `import ${JSON.stringify(new URL(workerUrl, document.baseURI).href)};`;
-    return new Worker(URL.createObjectURL(new Blob([source], { type: 'text/javascript' })), { type: 'module' });
-  }
+  const url = new URL(workerUrl, document.baseURI);
+  if (url.origin === self.origin) return new Worker(url, { type: 'module' });
+  return new Worker(`data:text/javascript,${encodeURIComponent(`import ${JSON.stringify(url.href)};`)}`, { type: 'module' });
 }

@@ -11,9 +11,11 @@ export const CHROMIUM = '/usr/bin/chromium';
 // ATTNLAB_DIST names another build folder (e.g. a private one while others rebuild dist/).
 export const DIST = process.env.ATTNLAB_DIST || 'dist';
 
-export async function startHarness() {
+// Options for the preview server: `headers` sent with every response (e.g. a
+// Content-Security-Policy), `cors` as Vite's preview.cors (true: Access-Control-Allow-Origin: *).
+export async function startHarness({ headers, cors } = {}) {
   if (!existsSync(`${DIST}/index.html`)) throw new Error(`${DIST}/ is missing: run \`bash tools/build.sh --page\` first`);
-  const server = await preview({ build: { outDir: resolve(DIST) }, preview: { port: 0, strictPort: false }, logLevel: 'silent' });
+  const server = await preview({ build: { outDir: resolve(DIST) }, preview: { port: 0, strictPort: false, headers, cors }, logLevel: 'silent' });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -22,6 +24,7 @@ export async function startHarness() {
   const base = server.resolvedUrls.local[0];
   return {
     base,
+    browser,  // for tests that set up their own context (routes, file:// pages)
     async open(query = '', options = {}) {
       const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, ...options });
       const page = await context.newPage();
