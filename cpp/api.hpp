@@ -6,6 +6,13 @@
 // the argument ("attention: q has 100 elements, expected nq*dk = 128") and whose code is one of
 // BAD_SIZE, SIZE_LIMIT, SHAPE_MISMATCH, BAD_VALUE. Outputs go to caller-owned vectors, resized
 // here, so a caller that keeps them reuses their memory from call to call.
+//
+// Values (docs/RELIABILITY.md): every float input must be finite, except that logits and biases
+// may be -Infinity (it masks); a NaN or ±Infinity elsewhere is a BAD_VALUE naming its index. A
+// result that overflows float32 is refused as a BAD_VALUE, never returned as ±inf or NaN. Two
+// documented exceptions: softmaxNaive returns IEEE results (it exists to show the overflow), and
+// softmax of a row that is -Infinity throughout is NaN, as torch.softmax (attention treats that
+// row as fully masked: zero weights, output and gradients).
 #pragma once
 
 #include <cstdint>
