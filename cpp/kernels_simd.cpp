@@ -178,8 +178,15 @@ void log_softmax_rows(Mat<float> out, Mat<const float> x) {
   ATTN_CHECK(same_shape(out, x));
   for (std::size_t i = 0; i < x.rows; ++i) {
     const float m = max_of(x.row(i), x.cols);
-    const float s = exp_sub_sum(out.row(i), x.row(i), x.cols, m);  // out used as scratch
-    affine(out.row(i), x.row(i), x.cols, 1.f, -(m + std::log(s)));
+    const float ls = std::log(exp_sub_sum(out.row(i), x.row(i), x.cols, m));  // out used as scratch
+    // (x − m) − log s, not x − (m + log s): x − m is exact near the max, and m + log s would round
+    // to the ulp of m (2⁻¹⁰ at m = 10⁴)
+    const float* xi = x.row(i);
+    float* yi = out.row(i);
+    const B mb(m), lb(ls);
+    std::size_t j = 0;
+    for (; j + W <= x.cols; j += W) ((B::load_unaligned(xi + j) - mb) - lb).store_unaligned(yi + j);
+    for (; j < x.cols; ++j) yi[j] = (xi[j] - m) - ls;
   }
 }
 

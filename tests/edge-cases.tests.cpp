@@ -254,11 +254,10 @@ TEST_CASE("logSoftmax gives the IEEE stable value on its edge cases", "[edge-cas
   check_close(y, c["ieee_stable"], "logSoftmax");
 }
 
-// Known deviation (docs/RELIABILITY.md): the kernels compute x − (m + log s); at m = 10003 that sum
-// rounds to float32 with an ulp of 2^-10 and every entry is off by 2.4e-4. (x − m) − log s would
-// be exact here. [!shouldfail] until the kernels are fixed; the next test bounds the error.
+// The kernels compute (x − m) − log s: x − m is exact near the max. (x − (m + log s) rounded
+// m + log s to the ulp of 10003, 2⁻¹⁰, and missed by 2.4e-4.)
 TEST_CASE("logSoftmax of [10000, 10001, 10002, 10003] is within rtol 1e-5 of the IEEE stable value",
-          "[edge-cases][!shouldfail]") {
+          "[edge-cases]") {
   const json& c = edge("logsoftmax_onnx_large_number");
   const auto x = floats(c["input"]["data"]);
   std::vector<float> y;
