@@ -9,13 +9,14 @@
 namespace attnlab {
 namespace {
 
-// x ← (x − mean x) / std x, population std, in double.
+// x ← (x − mean x) / std x, population std, in double. A constant x (std 0: Rademacher entries
+// give one with probability 2^(1−d_k)) becomes 0, as LayerNorm with its ε does, not 0/0.
 void layer_normalize(Vec<float> x) {
   double m = 0, v = 0;
   for (std::size_t i = 0; i < x.size; ++i) m += x[i];
   m /= x.size;
   for (std::size_t i = 0; i < x.size; ++i) v += (x[i] - m) * (x[i] - m);
-  const double inv = 1 / std::sqrt(v / x.size);
+  const double inv = v > 0 ? 1 / std::sqrt(v / x.size) : 0;
   for (std::size_t i = 0; i < x.size; ++i) x[i] = static_cast<float>((x[i] - m) * inv);
 }
 

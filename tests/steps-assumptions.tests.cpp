@@ -264,6 +264,20 @@ TEST_CASE("LayerNorm'd q and k have Var(q·k) = d_k²/(d_k − 1) at every d_k",
   CHECK(std::abs(s.variance - d * d / (d - 1)) < 5 * s.variance_se);
 }
 
+TEST_CASE("LayerNorm of a constant vector is 0, not 0/0: Rademacher pairs at d_k = 2 give finite dot products",
+          "[stats][eq:breaking-assumptions]") {
+  // at d_k = 2 half the Rademacher vectors are constant ((1, 1) or (−1, −1)): std 0
+  std::vector<float> out(400);
+  sample_dot_products(Vec<float>{out.data(), out.size()}, 2, 9, Distribution{Dist::rademacher, 0, 1}, 0, {0, true});
+  std::size_t zeros = 0;
+  for (float v : out) {
+    REQUIRE(std::isfinite(v));
+    zeros += v == 0;
+  }
+  // q·k is 0 whenever q or k is constant: probability 1 − 1/4 = 3/4; else ±2
+  CHECK(zeros > out.size() / 2);
+}
+
 TEST_CASE("Student-t entries keep Var(q·k) = d_k at every d_k, with an interval as wide as the kurtosis 3 + (m₄² − 3)/d_k predicts",
           "[stats][eq:breaking-assumptions]") {
   const std::size_t dk = GENERATE(4, 64, 256);
