@@ -96,7 +96,7 @@ export interface Trainer {
 export interface Engine {
   readonly simd: boolean;
   readonly arch: string;
-  /** Row softmax with max subtraction; IEEE for ±inf and NaN (an all −inf row gives NaN). */
+  /** Row softmax with max subtraction. Logits must be finite or −Infinity (masked); an all −Infinity row gives NaN. */
   softmax(x: Float32Array, rows: number, cols: number): Float32Array;
   /** exp(x)/Σexp(x) without max subtraction: overflows in float32 for logits above ln(FLT_MAX) ≈ 88.72. */
   softmaxNaive(x: Float32Array, rows: number, cols: number): Float32Array;
