@@ -284,8 +284,7 @@ void sample_dot_products(std::vector<float>& out, double dk_d, double count_d, d
   if (layernorm && d.std == 0) raise("BAD_VALUE", fn, "layernorm needs std > 0 (a constant vector normalises to 0/0)");
   out.resize(count);
   attnlab::sample_dot_products(Vec<float>{out.data(), count}, dk, seed, d, first, PairOptions{rho, layernorm});
-  // (With layernorm the products are bounded by dk; see docs/RELIABILITY.md for its one NaN.)
-  if (!layernorm) expect_no_overflow(fn, "the dot products", {out.data(), out.size()}, 1, "use a smaller mean or std");
+  expect_no_overflow(fn, "the dot products", {out.data(), out.size()}, 1, "use a smaller mean or std");
 }
 
 void sample_softmax_rows(std::vector<float> (&out)[5], double dk_d, double n_d, double rows_d, double scale,

@@ -101,7 +101,9 @@ double Rng::normal_tail(bool negative) {
 // x = k·ln2 + r with |r| <= ln2/2, e^r by its Taylor series to r¹³/13! (truncation < 1e-17),
 // then the exact scaling by 2^k.
 double portable_exp(double x) {
+  if (std::isnan(x)) return x;          // (and never a NaN or a huge k cast to int below)
   if (x < -745.2) return 0;
+  if (x > 709.8) return HUGE_VAL;
   constexpr double inv_ln2 = 1.44269504088896338700;
   constexpr double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
   const double k = std::floor(x * inv_ln2 + 0.5);

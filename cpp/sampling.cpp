@@ -9,15 +9,15 @@
 namespace attnlab {
 namespace {
 
-// x ← (x − mean x) / std x, population std, in double. A constant x (std 0: Rademacher entries
-// give one with probability 2^(1−d_k)) becomes 0, as LayerNorm with its ε does, not 0/0.
-void layer_normalize(Vec<float> x) {
+// x ← (x − mean x) / std x, population std. A constant x (std 0: Rademacher entries give one
+// with probability 2^(1−d_k)) becomes 0, as LayerNorm with its ε does, not 0/0.
+void layer_normalize(std::vector<double>& x) {
   double m = 0, v = 0;
-  for (std::size_t i = 0; i < x.size; ++i) m += x[i];
-  m /= x.size;
-  for (std::size_t i = 0; i < x.size; ++i) v += (x[i] - m) * (x[i] - m);
-  const double inv = v > 0 ? 1 / std::sqrt(v / x.size) : 0;
-  for (std::size_t i = 0; i < x.size; ++i) x[i] = static_cast<float>((x[i] - m) * inv);
+  for (double e : x) m += e;
+  m /= double(x.size());
+  for (double e : x) v += (e - m) * (e - m);
+  const double inv = v > 0 ? 1 / std::sqrt(v / double(x.size())) : 0;
+  for (double& e : x) e = (e - m) * inv;
 }
 
 }  // namespace
@@ -25,8 +25,10 @@ void layer_normalize(Vec<float> x) {
 void sample_dot_products(Vec<float> out, std::size_t dk, std::uint64_t seed, const Distribution& d,
                          std::uint64_t first, const PairOptions& pair) {
   ATTN_CHECK(dk > 0 && (!pair.layernorm || dk >= 2) && std::abs(pair.rho) <= 1);
-  // One allocation per call. With ρ = 0, k = 0·a + 1·b = b exactly: the plain stream.
-  std::vector<double> b(dk);
+  // q and k are drawn (and normalised) in double and rounded to float once: entries with a huge
+  // std would overflow float before LayerNorm brings them back. With ρ = 0, k = 0·a + 1·b = b
+  // exactly: the plain stream.
+  std::vector<double> qd(dk), kd(dk);
   std::vector<float> qk(2 * dk);
   const Vec<float> q{qk.data(), dk}, k{qk.data() + dk, dk};
   const double c = std::sqrt(1 - pair.rho * pair.rho);
@@ -34,13 +36,17 @@ void sample_dot_products(Vec<float> out, std::size_t dk, std::uint64_t seed, con
     Rng rng(seed, first + i);
     for (std::size_t j = 0; j < dk; ++j) {
       const double a = standard_draw(rng, d);
-      q[j] = static_cast<float>(d.mean + d.std * a);
-      b[j] = pair.rho * a;
+      qd[j] = d.mean + d.std * a;
+      kd[j] = pair.rho * a;
     }
-    for (std::size_t j = 0; j < dk; ++j) k[j] = static_cast<float>(d.mean + d.std * (b[j] + c * standard_draw(rng, d)));
+    for (std::size_t j = 0; j < dk; ++j) kd[j] = d.mean + d.std * (kd[j] + c * standard_draw(rng, d));
     if (pair.layernorm) {
-      layer_normalize(q);
-      layer_normalize(k);
+      layer_normalize(qd);
+      layer_normalize(kd);
+    }
+    for (std::size_t j = 0; j < dk; ++j) {
+      q[j] = static_cast<float>(qd[j]);
+      k[j] = static_cast<float>(kd[j]);
     }
     out[i] = dot(q, k);
   }

@@ -4,8 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# clang and libclang-rt-14-dev: the libFuzzer harnesses (tools/fuzz.sh). clang-14 does not pull
+# its runtime library (libclang_rt.fuzzer, .asan, .ubsan), which libclang-rt-14-dev holds.
 APT_PACKAGES=(g++ make cmake ninja-build emscripten libxsimd-dev catch2 nlohmann-json3-dev wabt
-              chromium fonts-liberation)
+              chromium fonts-liberation clang libclang-rt-14-dev)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

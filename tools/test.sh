@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # npm test: the native Catch2 suite (CTest), the same suite compiled to wasm and run by Node
 # (CTest's cross-compiling emulator), the native suite again under AddressSanitizer and
-# UndefinedBehaviorSanitizer (build/sanitize), then the JS tests of the wasm module and the browser
-# tests (Vitest; headless Chromium through playwright-core). Ends with one line over all of them.
+# UndefinedBehaviorSanitizer (build/sanitize), a short libFuzzer run of each harness
+# (tools/fuzz.sh), then the JS tests of the wasm module and the browser tests (Vitest; headless
+# Chromium through playwright-core). Ends with one line over all of them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup.sh || exit 1
@@ -27,6 +28,16 @@ run_ctest "Catch2, WebAssembly under Node (CTest emulator)" build/wasm
 ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:check_initialization_order=1 \
 UBSAN_OPTIONS=print_stacktrace=1 \
   run_ctest "Catch2, native under ASan+UBSan" build/sanitize
+
+# libFuzzer, 20 s per harness (clang, ASan+UBSan; tools/fuzz.sh): each harness is one test,
+# failed if it crashed or a saved reproducer still fails.
+echo; echo "== libFuzzer harnesses, 20 s each (tools/fuzz.sh)"
+bash tools/fuzz.sh 20 | tee build/fuzz.log || status=1
+if read -r fzp fzf < <(sed -nE 's/^fuzz: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' build/fuzz.log | tail -1) && [ -n "$fzp" ]; then
+  passed=$((passed + fzp)); failed=$((failed + fzf))
+else
+  failed=$((failed + 1)); status=1
+fi
 
 echo; echo "== JavaScript API and browser (Vitest)"
 npx vitest run --config vitest.config.js --reporter=default --reporter=json --outputFile.json=build/vitest.json || status=1
