@@ -54,7 +54,7 @@ client.ready.then(
     status.dataset.state = test.ok ? 'ready' : 'error';
   },
   (err) => {
-    status.textContent = `The engine could not start: ${err.message}`;
+    status.textContent = `${err.message[0].toUpperCase()}${err.message.slice(1)}.`;
     status.dataset.state = 'error';
   },
 );

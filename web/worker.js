@@ -20,9 +20,18 @@ const waiting = [];
 channel.port1.onmessage = () => waiting.shift()?.();
 const tick = () => new Promise((resolve) => { waiting.push(resolve); channel.port2.postMessage(0); });
 
+// Why the engine could not start, in words a reader can act on. A Content-Security-Policy without
+// 'wasm-unsafe-eval' makes WebAssembly compilation throw a CompileError that mentions it.
+function startFailure(err) {
+  const message = String(err?.message || err);
+  if (/wasm-unsafe-eval|wasm-eval|Content Security Policy/i.test(message))
+    return "WebAssembly is blocked by this page's Content-Security-Policy: it needs script-src 'wasm-unsafe-eval', so nothing can be computed here";
+  return `the engine could not start: ${message}`;
+}
+
 enginePromise.then(
   (engine) => postMessage({ ready: true, simd: engine.simd, arch: engine.arch }),
-  (err) => postMessage({ ready: false, error: { name: err.name, message: String(err.message || err) } }),
+  (err) => postMessage({ ready: false, error: { name: err.name, message: startFailure(err) } }),
 );
 
 self.onmessage = ({ data }) => {
@@ -35,7 +44,15 @@ self.onmessage = ({ data }) => {
 
 async function loop() {
   looping = true;
-  const engine = await enginePromise;
+  let engine;
+  try {
+    engine = await enginePromise;
+  } catch (err) {  // no engine (WebAssembly blocked by a CSP, say): every request gets the reason
+    for (const run of active.values()) postMessage({ id: run.id, error: { name: err.name, message: startFailure(err) } });
+    active.clear();
+    looping = false;
+    return;
+  }
   await tick();  // let a burst of requests arrive: only the newest per channel survives
   while (active.size) {
     for (const [channel, run] of [...active]) {
