@@ -203,8 +203,11 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
     if (!ptr) throw engineError(RangeError, 'OUT_OF_MEMORY', 'attnlab: the engine ran out of memory for the inputs');
     return ptr;
   };
+  // The address first: reserving the slot may grow the memory, which replaces the heap's buffer
+  // (M.HEAPF32.set(arr, M.inputF32(…)) would read the old, detached view before the call).
   const writeF32 = (slot, arr) => {
-    M.HEAPF32.set(arr, place(M.inputF32(slot, arr.length)) >>> 2);
+    const ptr = place(M.inputF32(slot, arr.length));
+    M.HEAPF32.set(arr, ptr >>> 2);
   };
   const readF32 = (slot) => {
     const ptr = M.outputF32(slot) >>> 2;
@@ -256,7 +259,7 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
     writeF32(2, v);
     if (backward) writeF32(3, gradOutput);
     if (bias !== undefined) writeF32(4, bias);
-    if (mask !== undefined) M.HEAPU8.set(mask, place(M.inputMask(mask.length)));
+    if (mask !== undefined) { const ptr = place(M.inputMask(mask.length)); M.HEAPU8.set(mask, ptr); }
     const args = [nq, nk, dk, dv, scale ?? 0, scale !== undefined, causal, mask !== undefined, bias !== undefined];
     check(backward ? M.attentionBackward(...args) : M.attention(...args));
   }

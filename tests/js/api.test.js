@@ -636,3 +636,22 @@ describe('attention bias (an additive float mask)', () => {
     expect(engine.attention({ ...o, bias: new Float32Array(15).map((_, t) => t % 5) }).weights).not.toEqual(engine.attention(o).weights);
   });
 });
+
+describe('memory growth', () => {
+  it('the first call whose inputs make the wasm memory grow succeeds (the heap view is read after the growth)', async () => {
+    for (const simd of [true, false]) {
+      const fresh = await createEngine({ simd });
+      const before = fresh.memoryBytes();
+      const rows = 1024, cols = 4096;  // 16 MiB of input: more than a fresh engine has
+      const x = new Float32Array(rows * cols).map((_, i) => (i % cols) / cols);
+      const p = fresh.softmax(x, rows, cols);
+      expect(fresh.memoryBytes()).toBeGreaterThan(before);
+      let sum = 0;
+      for (let j = 0; j < cols; j++) sum += p[j];
+      expect(sum).toBeCloseTo(1, 4);
+      // and the mask slot, written the same way
+      const n = 8, o = { q: new Float32Array(n * 4).fill(0.5), k: new Float32Array(n * 4).fill(0.5), v: new Float32Array(n * 4).fill(1), nq: n, nk: n, dk: 4, dv: 4 };
+      expect(fresh.attention({ ...o, mask: new Uint8Array(n * n).fill(1) }).output[0]).toBeCloseTo(1, 6);
+    }
+  });
+});
