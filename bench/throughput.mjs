@@ -35,16 +35,17 @@ for (const e of engines) {
 }
 record('sampleDotProducts, d_k = 512', 'dot products/s', count, timeBoth(engines.map((e) => () => e.sampleDotProducts({ dk, count, seed: 1 }))));
 
-// attention forward, n = 256, d = 64: 4·n²·d flops
-const n = 256, d = 64;
-const [q, k, v] = [3, 4, 5].map((seed) => engines[0].sampleEntries({ count: n * d, seed }));
-for (const e of engines) {
-  const out = e.attention({ q, k, v, nq: n, nk: n, dk: d, dv: d }).output;
-  const err = Math.max(...attentionRow0({ q, k, v, n, d }).map((r, c) => Math.abs(out[c] - r)));
-  if (err > 1e-4) throw new Error(`attention row 0 differs from the double reference by ${err}`);
+// attention forward, n_q = n_k = n, d_k = d_v = d: 4·n²·d flops (Q·Kᵀ and P·V, a mul and an add each)
+for (const [n, d] of [[256, 64], [512, 64], [1024, 512]]) {
+  const [q, k, v] = [3, 4, 5].map((seed) => engines[0].sampleEntries({ count: n * d, seed }));
+  for (const e of engines) {
+    const out = e.attention({ q, k, v, nq: n, nk: n, dk: d, dv: d }).output;
+    const err = Math.max(...attentionRow0({ q, k, v, n, d }).map((r, c) => Math.abs(out[c] - r)));
+    if (err > 1e-4) throw new Error(`attention ${n}×${d}: row 0 differs from the double reference by ${err}`);
+  }
+  record(`attention forward ${n}×${n}×${d}`, 'GFLOP/s', 4 * n * n * d / 1e9,
+    timeBoth(engines.map((e) => () => e.attention({ q, k, v, nq: n, nk: n, dk: d, dv: d }))));
 }
-record(`attention forward ${n}×${n}×${d}`, 'GFLOP/s', 4 * n * n * d / 1e9,
-  timeBoth(engines.map((e) => () => e.attention({ q, k, v, nq: n, nk: n, dk: d, dv: d }))));
 
 // softmax of a 1024 × 1024 matrix
 const x = engines[0].sampleEntries({ count: 1024 * 1024, seed: 6, std: 4 });
@@ -56,6 +57,6 @@ else {
   for (const what of [...new Set(results.map((r) => r.what))]) {
     const [s, c] = builds.map((b) => results.find((r) => r.build === b && r.what === what));
     const f = (r) => (r.perSecond >= 1000 ? Math.round(r.perSecond).toLocaleString('en-US') : r.perSecond.toFixed(2));
-    console.log(`  ${what.padEnd(30)} SIMD ${f(s).padStart(8)}  scalar ${f(c).padStart(8)}  ${s.unit.padEnd(15)} SIMD/scalar ×${(s.perSecond / c.perSecond).toFixed(2)}  (${s.ms.toFixed(2)} vs ${c.ms.toFixed(2)} ms)`);
+    console.log(`  ${what.padEnd(32)} SIMD ${f(s).padStart(8)}  scalar ${f(c).padStart(8)}  ${s.unit.padEnd(15)} SIMD/scalar ×${(s.perSecond / c.perSecond).toFixed(2)}  (${s.ms.toFixed(2)} vs ${c.ms.toFixed(2)} ms)`);
   }
 }
