@@ -19,14 +19,15 @@ export const params = {
   seqLen: { kind: 'stops', values: [4, 8, 16, 32], default: 8, label: 'tokens L', spoken: 'tokens', format: String },
   optimizer: { kind: 'choice', options: { sgd: 'SGD, momentum 0.9', adam: 'Adam' }, default: 'sgd', label: 'optimizer' },
   lr: { kind: 'stops', values: [0.001, 0.003, 0.01, 0.03, 0.1, 0.3], default: 0.1, label: 'learning rate', format: String },
-  init: { kind: 'choice', options: { 'xavier-uniform': 'Xavier uniform', 'xavier-normal': 'Xavier normal', lecun: 'LeCun normal', custom: 'N(0, σ²)' },
-    default: 'xavier-uniform', label: 'init' },
-  sigma: { kind: 'stops', values: [0.01, 0.03, 0.1, 0.3, 1], default: 0.1, label: 'σ (custom init)', spoken: 'sigma', format: String },
+  // a custom σ is one of the choices, so that no control sits idle
+  init: { kind: 'choice', options: { 'xavier-uniform': 'Xavier uniform', 'xavier-normal': 'Xavier normal', lecun: 'LeCun normal',
+    'sigma-0.01': 'N(0, 0.01²)', 'sigma-0.1': 'N(0, 0.1²)', 'sigma-1': 'N(0, 1)' }, default: 'xavier-uniform', label: 'init' },
   steps: { kind: 'stops', values: [100, 200, 300, 500, 1000], default: 300, label: 'steps', format: String },
   seed: { kind: 'int', min: 0, max: 2 ** 31 - 1, default: 1, label: 'seed' },
 };
 
-const configOf = (v) => ({ dk: v.dk, seqLen: v.seqLen, optimizer: v.optimizer, lr: v.lr, init: v.init, sigma: v.sigma, seed: v.seed });
+const configOf = (v) => ({ dk: v.dk, seqLen: v.seqLen, optimizer: v.optimizer, lr: v.lr, seed: v.seed,
+  ...(v.init.startsWith('sigma-') ? { init: 'custom', sigma: Number(v.init.slice(6)) } : { init: v.init }) });
 const empty = () => Object.fromEntries(VARIANTS.map((n) => [n, Object.fromEntries(METRICS.map((m) => [m, []]))]));
 const tail = (xs, k) => { const s = xs.slice(-k); return s.reduce((a, b) => a + b, 0) / Math.max(1, s.length); };
 
