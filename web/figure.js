@@ -33,13 +33,13 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
   let current = values;
   let view = null;
   let resolvedAt = 0;  // when the engine's last result arrived: done() − resolvedAt is the draw
+  let inFlight = 0;    // update() calls not yet returned: 'ready' means the newest one has drawn
   const figure = {
     body,
     progress: (p) => { busy.hidden = false; bar.value = p; },
     done: () => {
-      busy.hidden = true;
       fig.dataset.drawMs = (performance.now() - resolvedAt).toFixed(2);
-      fig.dataset.state = 'ready';
+      if (inFlight <= 1) { busy.hidden = true; fig.dataset.state = 'ready'; }
       fig.dataset.updates = String(+(fig.dataset.updates || 0) + 1);
     },
   };
@@ -57,11 +57,14 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
 
   const update = async () => {
     fig.dataset.state = 'computing';
+    inFlight++;
     try {
       await view.update(current);
     } catch (err) {
       fig.dataset.state = 'error';
       showNotes([`The engine reported an error: ${err.message}`]);
+    } finally {
+      inFlight--;
     }
   };
 

@@ -57,7 +57,7 @@ describe('assumption steps in Chromium', () => {
     // lowering c below the threshold: no NaN left, and the URL follows
     let before = await shown(page, 'shift-vs-scale');
     await move(page, 'shift-vs-scale', 'offset', { key: 'ArrowLeft', keys: 15 });
-    expect(page.url()).toContain('offset=80');
+    await page.waitForFunction((s) => location.search.includes(s), 'offset=80');  // the URL follows the request
     const low = (await readouts(page, 'shift-vs-scale')).find((t) => t.length === 8);
     expect(low.every((r) => r[4] !== 'NaN')).toBe(true);
     expect(await shown(page, 'shift-vs-scale')).not.toBe(before);
@@ -96,7 +96,7 @@ describe('assumption steps in Chromium', () => {
       await move(page, 'initialization', name, how);
       expect(await shown(page, 'initialization'), name).not.toBe(before);
     }
-    expect(page.url()).toContain('init=lecun-normal');
+    await page.waitForFunction((s) => location.search.includes(s), 'init=lecun-normal');  // the URL follows the request
     expect(errors).toEqual([]);
     await close();
   });

@@ -46,7 +46,7 @@ describe('full-attention in Chromium', () => {
     expect(parseNum(causal[0][2])).toBe(1);  // query 1: all its weight on key 1, both sides
     expect(parseNum(causal[0][3])).toBe(1);
     expect(await page.textContent('#full-attention .attention-first-row')).toMatch(/v₁: 0 unscaled, 0 scaled/);
-    expect(page.url()).toContain('causal=on');
+    await page.waitForFunction((s) => location.search.includes(s), 'causal=on');  // the URL follows the request
     expect(errors).toEqual([]);
     await close();
   });
