@@ -4,17 +4,11 @@
 // runs) hits both alike; each figure is the median over the rounds after a 300 ms warm-up (V8
 // first runs wasm in a baseline tier). Results are checked against double-precision references
 // so a fast wrong answer cannot pass.
+import { timeInterleaved } from './timing.mjs';
 import { createEngine } from '../web/engine.js';
 
 const ROUNDS = 15;
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-function timeBoth(fns) {
-  for (const fn of fns) for (const t0 = performance.now(); performance.now() - t0 < 300;) fn();
-  const times = fns.map(() => []);
-  for (let r = 0; r < ROUNDS; r++)
-    fns.forEach((fn, i) => { const t0 = performance.now(); fn(); times[i].push(performance.now() - t0); });
-  return times.map(median);
-}
+const timeBoth = (fns) => timeInterleaved(fns, ROUNDS);
 
 function attentionRow0({ q, k, v, n, d }) {  // row 0 of softmax(QKᵀ/√d)V in double
   const s = Array.from({ length: n }, (_, j) => { let a = 0; for (let c = 0; c < d; c++) a += q[c] * k[j * d + c]; return a / Math.sqrt(d); });

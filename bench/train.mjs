@@ -9,21 +9,15 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { median, timeInterleaved } from './timing.mjs';
 import { createEngine, TRAIN_DEFAULTS, TRAIN_VARIANTS } from '../web/engine.js';
 
 const ROUNDS = 9, CHUNK = 20, NATIVE_RUNS = 5;
 const CLI = fileURLToPath(new URL('../build/native/attnlab_cli', import.meta.url));
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const engines = [await createEngine({ simd: true }), await createEngine({ simd: false })];
 const builds = ['wasm SIMD128', 'wasm scalar'];
 
-function timeBoth(fns) {
-  for (const fn of fns) for (const t0 = performance.now(); performance.now() - t0 < 300;) fn();
-  const times = fns.map(() => []);
-  for (let r = 0; r < ROUNDS; r++)
-    fns.forEach((fn, i) => { const t0 = performance.now(); fn(); times[i].push(performance.now() - t0); });
-  return times.map(median);
-}
+const timeBoth = (fns) => timeInterleaved(fns, ROUNDS);
 
 function native(request) {
   return JSON.parse(execFileSync(CLI, { input: JSON.stringify(request), encoding: 'utf8', maxBuffer: 256 << 20 }));

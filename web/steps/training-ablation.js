@@ -1,6 +1,7 @@
 // (eq:training-ablation) One attention layer trained four times, side by side, from the same
 // initial weights on the same batches: scale 1/√d_k, none, 1/d_k, a learned 1/τ. The worker runs
 // the engine's trainer in chunks; this module accumulates the streamed curves and draws them.
+import { CONTRAST } from '../experiments/training-ablation.js';
 import { SERIES_COLORS } from '../plots/style.js';
 import { smooth, trainingCurvesPlot } from '../plots/training-curves.js';
 import { fmt } from '../format.js';
@@ -79,7 +80,7 @@ export function mount(figure, { run, cancel }) {
   const table = el('table', 'readout');
   const data = el('div');
   const summary = liveSummary();
-  const contrast = panel('Small and large dₖ, both optimizers (300 steps, the seed and L above, other settings at their defaults)');
+  const contrast = panel(`Small and large dₖ, both optimizers (${CONTRAST.steps} steps, the seed and L above, other settings at their defaults)`);
   contrast.plot.remove();
   const contrastText = el('p', 'training-contrast');
   contrast.el.append(contrastText);
