@@ -72,11 +72,11 @@ const keep = ['hide', 'theme', 'resize', 'origin'].filter((k) => search.has(k));
 const { values, notes } = parseParams(step.params, search);
 mountFigure({
   step, fig: section.querySelector('figure.live'), client: connectEngine(), values, notes: [...stepNotes, ...notes],
-  onChange: (current) => setTimeout(() => {
+  onChange: (current) => {
     const s = toSearch(step.id, step.params, current);
     for (const k of keep) s.set(k, search.get(k));
     history.replaceState(null, '', `?${s}`);
-  }),
+  },
 });
 
 startAutoHeight({ protocols: flags.resize, targetOrigin: flags.origin });

@@ -7,7 +7,9 @@ import { el } from './readout.js';
 
 // step: a module of web/steps/; fig: its <figure class="live">; client: connectEngine();
 // values, notes: the starting parameters and what was wrong with the given ones;
-// onChange(values): after each user change; eager: mount now rather than when scrolled into view.
+// onChange(values): after each user change, once its redraw is done and the main thread is idle
+// (writing history costs a few ms, which a redraw should not wait for); eager: mount now rather
+// than when scrolled into view.
 export function mountFigure({ step, fig, client, values, notes = [], onChange = () => {}, eager = false }) {
   const controlsEl = el('div', 'controls');
   const body = el('div', 'figure-body');
@@ -68,10 +70,11 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
     }
   };
 
+  const whenIdle = (fn) => (self.requestIdleCallback ? requestIdleCallback(fn, { timeout: 250 }) : setTimeout(fn, 16));
   const controls = renderControls(controlsEl, step.params, current, (next) => {
     current = next;
-    if (view) update();
-    onChange(current);
+    const report = () => whenIdle(() => onChange(current));
+    if (view) update().then(report); else report();
   });
 
   const mountNow = () => {

@@ -85,8 +85,7 @@ function setupStep(step) {
   const figure = mountFigure({
     step, fig, client, values, notes,
     eager: new URLSearchParams(location.search).get('step') === step.id,
-    // the URL follows once the request is on its way: writing history costs a few ms
-    onChange: (current) => setTimeout(() => recordUrl(toSearch(step.id, step.params, current))),
+    onChange: (current) => recordUrl(toSearch(step.id, step.params, current)),
   });
   return { step, section, apply: (next) => figure.apply(next) };
 }

@@ -1,10 +1,10 @@
 // Small DOM builders shared by the step modules: panels, readout tables, data tables for screen
 // readers, live formulas. Values are always inserted as text (or as TeX typeset by KaTeX, which
 // escapes it), never as markup.
-import katex from 'katex';
 import { morphChildren, show } from './morph.js';
+import { setTex } from './tex.js';
 
-export { show };
+export { setTex, show };
 
 // <tag class="className">text</tag>; the text goes in as text.
 export function el(tag, className, text) {
@@ -12,20 +12,6 @@ export function el(tag, className, text) {
   if (className) e.className = className;
   if (text !== undefined) e.textContent = text;
   return e;
-}
-
-// Typesets `tex` into `el` (a formula with live numbers: build it with String.raw).
-// Typesets only when the TeX changed: most control changes leave most formulas as they were, and
-// KaTeX's new spans would cost the browser a restyle and relayout for nothing.
-const typeset = new WeakMap();
-export function setTex(el, tex, display = false) {
-  const key = `${display ? 'D' : 'T'}${tex}`;
-  if (typeset.get(el) === key) return el;
-  const fresh = document.createElement('div');
-  katex.render(tex, fresh, { displayMode: display, throwOnError: false });
-  morphChildren(el, [...fresh.childNodes]);
-  typeset.set(el, key);
-  return el;
 }
 
 // An element holding a live formula.
