@@ -26,6 +26,7 @@ function patchAttributes(a, b) {
 
 // Patches node a to match b; returns the node now in the document.
 export function morph(a, b) {
+  if (a === b) return a;
   if (a.nodeType !== b.nodeType || a.nodeName !== b.nodeName) { a.replaceWith(b); return b; }
   if (a.nodeType !== Node.ELEMENT_NODE) {
     if (a.nodeValue !== b.nodeValue) a.nodeValue = b.nodeValue;

@@ -107,7 +107,7 @@ describe('exercises in Chromium', () => {
     const before5 = await page.textContent(`${ex(5)} table.readout`);
     await pressRight(page, 'exercises', 'peak');
     expect(await page.textContent(`${ex(5)} table.readout`)).not.toBe(before5);
-    expect(page.url()).toMatch(/peak=7/);
+    await expect.poll(() => page.url()).toMatch(/peak=7/);
     expect(errors).toEqual([]);
     await close();
   });

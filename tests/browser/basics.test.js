@@ -68,9 +68,9 @@ describe('setup in Chromium', () => {
     const dot = q[2].slice(1).reduce((acc, v, l) => acc + parseNum(v) * parseNum(k[3][l + 1]), 0);
     expect(Math.abs(dot - parseNum(s[2][4]))).toBeLessThan(0.2);  // 5 rounded products: error far below this
     expect(await page.textContent('#setup .live-formula:nth-child(2)')).toContain(s[2][4].replace('−', '-'));  // the TeX source KaTeX keeps
-    expect(page.url()).toMatch(/dk=5/);
-    expect(page.url()).toMatch(/query=3/);
-    expect(page.url()).toMatch(/key=4/);
+    await expect.poll(() => page.url()).toMatch(/dk=5/);
+    await expect.poll(() => page.url()).toMatch(/query=3/);
+    await expect.poll(() => page.url()).toMatch(/key=4/);
     expect(errors).toEqual([]);
     await close();
   });
@@ -139,7 +139,7 @@ describe('product-variance in Chromium', () => {
     const t0 = await table(page);
     await after(page, 'product-variance', async () => { await seed.fill('2'); await seed.dispatchEvent('change'); });
     expect(await table(page)).not.toEqual(t0);
-    expect(page.url()).toMatch(/distribution=rademacher/);
+    await expect.poll(() => page.url()).toMatch(/distribution=rademacher/);
     expect(errors).toEqual([]);
     await close();
   });

@@ -68,7 +68,7 @@ for (const id of Object.keys(CONTROLS)) {
         }
         await waitForUpdates(page, id, n + 1);
         expect(await bodyText(page, id), `moving ${name}`).not.toBe(before);
-        expect(page.url(), `the URL follows ${name}`).not.toBe(url);
+        await expect.poll(() => page.url(), `the URL follows ${name}`).not.toBe(url);  // once the redraw is done
       }
       expect(errors).toEqual([]);
       await close();

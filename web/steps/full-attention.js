@@ -1,7 +1,7 @@
 // (eq:full-attention) softmax(QKᵀ/√d_k)V on one random draw, unscaled beside scaled, with the
 // causal mask as a toggle: the attention weights and the outputs as heatmaps, per-row peakedness.
 import { morph } from '../morph.js';
-import { heatmapPlot } from '../plots/heatmap.js';
+import { niceCeil, showHeatmap } from '../plots/heatmap.js';
 import { fmt } from '../format.js';
 import { dataTable, el, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import './full-attention.css';
@@ -47,22 +47,17 @@ export function mount(figure, { run }) {
   function draw(side, r, label, n, dv, outDomain) {
     const cell = Math.min(36, Math.floor(320 / n));
     const height = cell * n + 56;
-    const w = heatmapPlot({
+    if (side.maps.childElementCount !== 2) side.maps.replaceChildren(el('div', 'attention-map'), el('div', 'attention-map'));
+    const [wrapW, wrapO] = side.maps.children;
+    showHeatmap(wrapW, {
       values: r.weights, rows: n, cols: n, rowLabel: 'query i', colLabel: 'key j', label: 'weight',
       domain: [0, 1], width: cell * n + 60, height, ariaLabel: `${n}×${n} attention weights, ${label}`,
     });
-    const o = heatmapPlot({
+    showHeatmap(wrapO, {
       values: r.output, rows: n, cols: dv, rowLabel: 'query i', colLabel: 'output dim', label: 'output',
       diverging: true, domain: outDomain, width: Math.max(cell * dv + 60, 110), height,
       ariaLabel: `${n}×${dv} output rows, ${label}`,
     });
-    const wrapW = document.createElement('div');
-    const wrapO = document.createElement('div');
-    wrapW.className = 'attention-map';
-    wrapO.className = 'attention-map';
-    wrapW.append(w);
-    wrapO.append(o);
-    show(side.maps, wrapW, wrapO);
     const cols = ['query', ...Array.from({ length: n }, (_, j) => `weight k${sub(j + 1)}`), ...Array.from({ length: dv }, (_, c) => `out${sub(c + 1)}`)];
     const rows = Array.from({ length: n }, (_, i) => [
       `q${sub(i + 1)}`,
@@ -81,8 +76,8 @@ export function mount(figure, { run }) {
       const masked = r.causal;
       let outMax = 1e-6;
       for (const s of [r.unscaled, r.scaled]) for (const x of s.output) outMax = Math.max(outMax, Math.abs(x));
-      draw(sides.unscaled, r.unscaled, 'unscaled', n, dv, [-outMax, outMax]);
-      draw(sides.scaled, r.scaled, `scaled by 1/√${dk}`, n, dv, [-outMax, outMax]);
+      draw(sides.unscaled, r.unscaled, 'unscaled', n, dv, [-niceCeil(outMax), niceCeil(outMax)]);
+      draw(sides.scaled, r.scaled, `scaled by 1/√${dk}`, n, dv, [-niceCeil(outMax), niceCeil(outMax)]);
 
       setTex(formula, String.raw`O=\operatorname{softmax}\!\Big(\frac{QK^\top}{\sqrt{${dk}}}${masked ? '+M' : ''}\Big)V,\qquad
         Q,K\in\mathbb{R}^{${n}\times ${dk}},\ V\in\mathbb{R}^{${n}\times ${dv}},\ O\in\mathbb{R}^{${n}\times ${dv}}

@@ -1,7 +1,7 @@
 // (eq:scaling-choices) No scale, 1/√d_k and 1/d_k on the same draws: the scores' variance is
 // c²·d_k, constant only for c = 1/√d_k; 1/d_k shrinks the scores until softmax is uniform.
 import { barsPlot } from '../plots/bars.js';
-import { sweepCurvesPlot } from '../plots/sweep-curves.js';
+import { showSweepCurves } from '../plots/sweep-curves.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import { DK_TICKS, SERIES, SWEEP_PARAMS, marker, runBoth, sub, sweepPoints, sweepTable, tex, sourcesPanel } from './softmax-saturation.js';
@@ -48,23 +48,23 @@ export function mount(figure, { run }) {
     const logn = Math.log(n);
     const all = NAMES.map((k) => ({ name: SERIES[k], stat: k }));
     const theory = (k) => s.dks.map((x) => ({ x, y: x ** (1 - 2 * POWER[k]) }));
-    show(varPanel.plot, sweepCurvesPlot({
+    showSweepCurves(varPanel.plot, {
       series: all.map(({ name, stat }) => ({ name, points: sweepPoints(s, stat, 'scoreVariance') })),
       refs: [{ name: 'theory c²·dₖ', points: theory('none') }, { name: '', points: theory('sqrt') }, { name: '', points: theory('dk') }],
       marker: marker(dk), xTicks: DK_TICKS, yTicks: [1 / 4096, 1 / 64, 1, 64, 4096],
       yTickFormat: (v) => (v < 1 ? `1/${Math.round(1 / v)}` : String(v)),
       xLabel: 'dₖ', yLabel: 'score variance (within a query)', yLog: true, yDomain: [1 / 8192, 8192], width: 900, height: 320,
-    }), sweepTable('Score variance against dₖ as a table', s, NAMES, 'scoreVariance'));
-    show(maxPanel.plot, sweepCurvesPlot({
+    }, sweepTable('Score variance against dₖ as a table', s, NAMES, 'scoreVariance'));
+    showSweepCurves(maxPanel.plot, {
       series: all.map(({ name, stat }) => ({ name, points: sweepPoints(s, stat, 'maxWeight') })),
       refs: [{ name: `uniform: 1/n = ${fmt(1 / n)}`, y: 1 / n }], marker: marker(dk), xTicks: DK_TICKS,
       xLabel: 'dₖ', yLabel: 'mean largest weight', yDomain: [0, 1],
-    }), sweepTable('Largest weight against dₖ as a table', s, NAMES, 'maxWeight'));
-    show(hPanel.plot, sweepCurvesPlot({
+    }, sweepTable('Largest weight against dₖ as a table', s, NAMES, 'maxWeight'));
+    showSweepCurves(hPanel.plot, {
       series: all.map(({ name, stat }) => ({ name, points: sweepPoints(s, stat, 'entropy') })),
       refs: [{ name: `uniform: log n = ${fmt(logn)}`, y: logn }], marker: marker(dk), xTicks: DK_TICKS,
       xLabel: 'dₖ', yLabel: 'mean entropy (nats)', yDomain: [0, logn * 1.08],
-    }), sweepTable('Entropy against dₖ as a table', s, NAMES, 'entropy'));
+    }, sweepTable('Entropy against dₖ as a table', s, NAMES, 'entropy'));
     const at = (k, stat) => {
       const x = s.scales[k][stat];
       return [fmt(x.mean[i]), fmtInterval([x.lo[i], x.hi[i]])];

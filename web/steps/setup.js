@@ -1,6 +1,6 @@
 // (eq:setup) Queries, keys and the score matrix S = QKᵀ, on a tiny example the reader can read
 // number by number.
-import { heatmapPlot } from '../plots/heatmap.js';
+import { showHeatmap } from '../plots/heatmap.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import './setup.css';
 
@@ -58,15 +58,15 @@ export function mount(figure, { run }) {
 
       const rowNames = Array.from({ length: NQ }, (_, a) => `q${sub(a + 1)}`);
       const colNames = Array.from({ length: NK }, (_, b) => `k${sub(b + 1)}`);
-      const svg = heatmapPlot({
+      const map = showHeatmap(scores.plot, {
         values: r.s, rows: NQ, cols: NK, rowNames, colNames, rowLabel: 'query', colLabel: 'key',
         label: 'score qᵢ·kⱼ', diverging: true, cellText: true, width: 400,
         ariaLabel: `Heatmap of the ${NQ}×${NK} unscaled score matrix S = QKᵀ at d_k = ${dk}, with each score written in its cell`,
       });
       // outline the cell of the pair the formula spells out (Plot draws the cells in row-major order)
-      const cell = svg.querySelectorAll('g[aria-label="cell"] rect')[i * NK + j];
-      cell?.classList.add('selected-cell');
-      show(scores.plot, svg);
+      map.querySelectorAll('g[aria-label="cell"] rect').forEach((cell, k) => {
+        if (k === i * NK + j) cell.setAttribute('class', 'selected-cell'); else cell.removeAttribute('class');
+      });
       show(alt, dataTable('The scores as a table', ['query', ...colNames],
         rowNames.map((n, a) => [n, ...colNames.map((_, b) => fixed(r.s[a * NK + b]))])));
 

@@ -1,7 +1,7 @@
 // (eq:softmax-saturation) Unscaled scores have spread √d_k, and softmax turns a wide spread into
 // a near one-hot vector; divided by √d_k the weights keep the same distribution at every d_k.
 import { barsPlot } from '../plots/bars.js';
-import { sweepCurvesPlot } from '../plots/sweep-curves.js';
+import { showSweepCurves } from '../plots/sweep-curves.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
 import { dataTable, el, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import './softmax-saturation.css';
@@ -140,16 +140,16 @@ export function mount(figure, { run }) {
     const { n } = s;
     const i = s.dks.indexOf(dk);
     const logn = Math.log(n);
-    show(curvesMax.plot, sweepCurvesPlot({
+    showSweepCurves(curvesMax.plot, {
       series: [{ name: SERIES.none, points: sweepPoints(s, 'none', 'maxWeight') }, { name: SERIES.sqrt, points: sweepPoints(s, 'sqrt', 'maxWeight') }],
       refs: [{ name: `uniform: 1/n = ${fmt(1 / n)}`, y: 1 / n }], marker: marker(dk), xTicks: DK_TICKS,
       xLabel: 'dₖ', yLabel: 'mean largest weight', yDomain: [0, 1],
-    }), sweepTable('Largest weight against dₖ as a table', s, ['none', 'sqrt'], 'maxWeight'));
-    show(curvesH.plot, sweepCurvesPlot({
+    }, sweepTable('Largest weight against dₖ as a table', s, ['none', 'sqrt'], 'maxWeight'));
+    showSweepCurves(curvesH.plot, {
       series: [{ name: SERIES.none, points: sweepPoints(s, 'none', 'entropy') }, { name: SERIES.sqrt, points: sweepPoints(s, 'sqrt', 'entropy') }],
       refs: [{ name: `uniform: log n = ${fmt(logn)}`, y: logn }], marker: marker(dk), xTicks: DK_TICKS,
       xLabel: 'dₖ', yLabel: 'mean entropy (nats)', yDomain: [0, logn * 1.08],
-    }), sweepTable('Entropy against dₖ as a table', s, ['none', 'sqrt'], 'entropy'));
+    }, sweepTable('Entropy against dₖ as a table', s, ['none', 'sqrt'], 'entropy'));
     const rowsAt = (stat) => ['none', 'sqrt'].map((k) => {
       const x = s.scales[k][stat];
       return { name: SERIES[k], cells: [fmt(x.mean[i]), fmtInterval([x.lo[i], x.hi[i]])] };

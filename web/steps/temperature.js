@@ -1,7 +1,7 @@
 // (eq:temperature) softmax(s/τ): √d_k is one temperature among many. Below it attention
 // sharpens, above it softens, for every query, not only on average.
 import { barsPlot } from '../plots/bars.js';
-import { sweepCurvesPlot } from '../plots/sweep-curves.js';
+import { showSweepCurves } from '../plots/sweep-curves.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import { DK_POW2, marker, sub, tex, sourcesPanel } from './softmax-saturation.js';
@@ -59,14 +59,14 @@ export function mount(figure, { run }) {
       const name = `mean of ${fmtInt(rows)} queries, dₖ = ${dk}`;
       const table = (stat, caption) => dataTable(caption, ['τ/√dₖ', 'τ', 'mean', '95% interval'],
         r.grid.map((t, i) => [fmt(t, 3), fmt(t * root), fmt(r[stat].mean[i]), fmtInterval([r[stat].lo[i], r[stat].hi[i]])]));
-      show(maxPanel.plot, sweepCurvesPlot({
+      showSweepCurves(maxPanel.plot, {
         series: [{ name, points: pts('maxWeight') }], refs: [{ name: `uniform: 1/n = ${fmt(1 / n)}`, y: 1 / n }],
         marker: tauMark, xTicks: ticks, xLabel: 'τ / √dₖ', yLabel: 'mean largest weight', yDomain: [0, 1],
-      }), table('maxWeight', 'Largest weight against τ as a table'));
-      show(hPanel.plot, sweepCurvesPlot({
+      }, table('maxWeight', 'Largest weight against τ as a table'));
+      showSweepCurves(hPanel.plot, {
         series: [{ name, points: pts('entropy') }], refs: [{ name: `uniform: log n = ${fmt(logn)}`, y: logn }],
         marker: tauMark, xTicks: ticks, xLabel: 'τ / √dₖ', yLabel: 'mean entropy (nats)', yDomain: [0, logn * 1.08],
-      }), table('entropy', 'Entropy against τ as a table'));
+      }, table('entropy', 'Entropy against τ as a table'));
       const i = r.grid.indexOf(tau), i1 = r.grid.indexOf(1);
       const at = (stat, k) => [fmt(r[stat].mean[k]), fmtInterval([r[stat].lo[k], r[stat].hi[k]])];
       const head = ['temperature', 'mean', '95% interval'];

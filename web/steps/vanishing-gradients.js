@@ -1,8 +1,8 @@
 // (eq:vanishing-gradients) The softmax Jacobian J = diag(p) − ppᵀ shrinks with the weights it is
 // made of: a peaked (unscaled) row passes almost no gradient to its scores, a one-hot row none.
-import { sweepCurvesPlot } from '../plots/sweep-curves.js';
+import { showSweepCurves } from '../plots/sweep-curves.js';
 import { SERIES_COLORS } from '../plots/style.js';
-import { heatmapPlot } from '../plots/heatmap.js';
+import { niceCeil, showHeatmap } from '../plots/heatmap.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import { DK_TICKS, SERIES, SWEEP_PARAMS, list, marker, nonMaxMass, outside, quote, runBoth, tex, sourcesPanel } from './softmax-saturation.js';
@@ -49,16 +49,16 @@ export function mount(figure, { run }) {
 
   function drawRow(r) {
     const { n, dk } = r;
-    const extent = Math.max(r.peaked.maxAbs, r.spread.maxAbs, 1e-12);
+    const extent = niceCeil(Math.max(r.peaked.maxAbs, r.spread.maxAbs, 1e-12));  // one scale for both, kept across redraws
     const names = Array.from({ length: n }, (_, j) => String(j + 1));
     const cell = Math.max(12, Math.min(34, Math.floor(300 / n)));
     for (const [side, x, label] of [[peaked, r.peaked, 'no scale'], [spread, r.spread, `÷√${dk}`]]) {
-      show(side.plot, heatmapPlot({
+      showHeatmap(side.plot, {
         values: x.J, rows: n, cols: n, rowLabel: 'i (weight pᵢ)', colLabel: 'j (score sⱼ)', label: 'Jᵢⱼ = ∂pᵢ/∂sⱼ',
         diverging: true, domain: [-extent, extent], rowNames: names, colNames: names, cellText: n <= 6,
         width: cell * n + 60, height: cell * n + 90,
         ariaLabel: `${n}×${n} softmax Jacobian of query ${r.query} at d_k = ${dk}, ${label}; colour scale shared with the other panel`,
-      }), dataTable(`J (${label}) as a table`, ['i \\ j', ...names], names.map((nm, i) =>
+      }, dataTable(`J (${label}) as a table`, ['i \\ j', ...names], names.map((nm, i) =>
         [nm, ...Array.from(x.J.subarray(i * n, (i + 1) * n), (v) => fmt(v))])));
       fillTable(side.table, ['quantity', `query ${r.query}`, 'uniform weights'], [
         { name: 'largest weight', cells: [fmt(Math.max(...x.p)), fmt(1 / n)] },
@@ -82,15 +82,15 @@ export function mount(figure, { run }) {
     const uniform = Math.sqrt(n - 1) / n;
     const lowest = (stat) => Math.min(...seriesOf(s, stat).flatMap((x) => x.points.map((p) => p.lo ?? p.y)));
     const jLo = Math.min(lowest('jacobianNorm'), uniform) / 2, gLo = lowest('nonmaxGrad') / 2;
-    show(normPanel.plot, sweepCurvesPlot({
+    showSweepCurves(normPanel.plot, {
       series: seriesOf(s, 'jacobianNorm'), refs: [{ name: `uniform: √(n−1)/n = ${fmt(uniform)}`, y: uniform }],
       marker: marker(dk), xTicks: DK_TICKS, colors: SERIES_COLORS.slice(0, 3),
       xLabel: 'dₖ', yLabel: '‖J‖', yLog: true, yDomain: [jLo, 1], height: 300,
-    }), sweepData('‖J‖ against dₖ as a table', s, 'jacobianNorm'));
-    show(gradPanel.plot, sweepCurvesPlot({
+    }, sweepData('‖J‖ against dₖ as a table', s, 'jacobianNorm'));
+    showSweepCurves(gradPanel.plot, {
       series: seriesOf(s, 'nonmaxGrad'), marker: marker(dk), xTicks: DK_TICKS, colors: SERIES_COLORS.slice(0, 3),
       xLabel: 'dₖ', yLabel: 'mean ‖∂p/∂sⱼ‖ over non-max j', yLog: true, yDomain: [gLo, 1], height: 300,
-    }), sweepData('Non-max gradient against dₖ as a table', s, 'nonmaxGrad'));
+    }, sweepData('Non-max gradient against dₖ as a table', s, 'nonmaxGrad'));
     const i = s.dks.indexOf(dk);
     const rowsAt = (stat) => [
       { name: SERIES.none, cells: [fmt(s.scales.none[stat].mean[i]), fmtInterval([s.scales.none[stat].lo[i], s.scales.none[stat].hi[i]]), fmt(s.scales.none[stat].median[i])] },

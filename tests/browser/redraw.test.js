@@ -1,0 +1,54 @@
+// Redraws that patch the page in place (web/tex.js's numbers, plots/heatmap.js's cells,
+// plots/sweep-curves.js's marker, morph.js) must leave each figure exactly as a fresh page draws it
+// for the same URL: same elements, attributes and text.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, waitForUpdates } from './harness.js';
+
+let h;
+beforeAll(async () => { h = await startHarness(); });
+afterAll(async () => { await h?.close(); });
+
+// Every element of the figure's body as tag, attributes (ids apart: Plot numbers its clip paths
+// per page) and own text, in document order.
+const snapshot = (page, id) => page.$eval(`#${id} .figure-body`, (body) => [...body.querySelectorAll('*')].map((e) => {
+  const attrs = e.getAttributeNames().filter((a) => a !== 'id' && a !== 'clip-path').sort().map((a) => `${a}=${e.getAttribute(a)}`);
+  const text = [...e.childNodes].filter((n) => n.nodeType === 3).map((n) => n.data).join('');
+  return `${e.tagName} ${attrs.join(' ')} ${text}`;
+}));
+
+// control, value: a number field's value, a select's option or a slider's stop index
+const CASES = {
+  'setup': [['seed', '2'], ['key', '3'], ['seed', '5']],
+  'full-attention': [['seed', '2'], ['row', '5'], ['causal', 'on'], ['seed', '3']],
+  'vanishing-gradients': [['dk', '7'], ['query', '3'], ['dk', '6']],
+  'softmax-saturation': [['dk', '7'], ['dk', '9']],
+  'dot-variance': [['seed', '2'], ['seed', '3']],
+};
+
+describe('redraws in place', () => {
+  for (const [id, changes] of Object.entries(CASES)) {
+    it(`${id}: a figure redrawn in place is the figure a fresh page draws for the same URL`, async () => {
+      const { page, errors, close } = await h.open(`?step=${id}`);
+      const fresh = await h.open();
+      await waitForUpdates(page, id, 1);
+      for (const [name, value] of changes) {
+        const before = await page.$eval(`#${id} figure.live`, (f) => Number(f.dataset.updates));
+        const url = await page.evaluate(() => location.search);
+        const control = page.locator(`#${id} [data-param="${name}"]`);
+        const tag = await control.evaluate((e) => e.type || e.tagName);
+        if (tag === 'range') await control.evaluate((e, v) => { e.value = v; e.dispatchEvent(new Event('input', { bubbles: true })); }, value);
+        else if (tag === 'SELECT' || tag === 'select-one') await control.selectOption(value);
+        else { await control.fill(value); await control.dispatchEvent('change'); }
+        await waitForUpdates(page, id, before + 1);
+        await page.waitForFunction((u) => location.search !== u, url);  // the URL follows the redraw
+        await fresh.page.goto(await page.evaluate(() => location.href));
+        await waitForUpdates(fresh.page, id, 1);
+        expect(await snapshot(page, id)).toEqual(await snapshot(fresh.page, id));
+      }
+      expect(errors).toEqual([]);
+      expect(fresh.errors).toEqual([]);
+      await fresh.close();
+      await close();
+    });
+  }
+});
