@@ -1,6 +1,6 @@
 // Redraws that patch the page in place (web/tex.js's numbers, plots/heatmap.js's cells,
-// plots/sweep-curves.js's marker, morph.js) must leave each figure exactly as a fresh page draws it
-// for the same URL: same elements, attributes and text.
+// plots/bars.js's bars, plots/sweep-curves.js's marker, morph.js) must leave each figure exactly
+// as a fresh page draws it for the same URL: same elements, attributes and text.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, waitForUpdates } from './harness.js';
 
@@ -21,7 +21,9 @@ const CASES = {
   'setup': [['seed', '2'], ['key', '3'], ['seed', '5']],
   'full-attention': [['seed', '2'], ['row', '5'], ['causal', 'on'], ['seed', '3']],
   'vanishing-gradients': [['dk', '7'], ['query', '3'], ['dk', '6']],
-  'softmax-saturation': [['dk', '7'], ['dk', '9']],
+  'softmax-saturation': [['dk', '7'], ['query', '3'], ['dk', '9']],
+  'shift-vs-scale': [['offset', '3'], ['divisor', '2'], ['offset', '5']],
+  'temperature': [['tau', '3'], ['query', '2']],
   'dot-variance': [['seed', '2'], ['seed', '3']],
 };
 

@@ -2,6 +2,7 @@
 // scaled). Pure: data in, SVG node out.
 //   categories: ['k₁', 'k₂', …];  series: [{ name, values: [...] }] with values per category
 import * as Plot from '@observablehq/plot';
+import { morph, show } from '../morph.js';
 import { SERIES_COLORS, plot } from './style.js';
 
 export function barsPlot({ categories, series, yLabel = 'weight', yDomain = [0, 1], width = 640, height = 240, ariaLabel }) {
@@ -17,4 +18,38 @@ export function barsPlot({ categories, series, yLabel = 'weight', yDomain = [0, 
     ariaLabel: ariaLabel ?? `${yLabel} for each of ${categories.length} positions: ${names.join(' and ')}`,
     marks: [Plot.barY(rows, { fx: 'category', x: 'series', y: 'value', fill: 'series' }), Plot.ruleY([0])],
   });
+}
+
+// show(container, barsPlot(options), ...after), in place when the bars there have the same
+// categories, series and axes: each bar's top and height through the plot's y scale (as Plot's
+// barY computes them: y = min(Y(0), Y(v)), height = |Y(v) − Y(0)|), ~0.1 ms instead of a Plot build.
+const drawn = new WeakMap();  // container → { key, y }: the layout drawn and the plot's y scale
+
+export function showBars(container, { ariaLabel, ...options }, ...after) {
+  const { series } = options;
+  const key = JSON.stringify({ ...options, series: series.map((x) => [x.name, x.values.length]) });
+  const d = drawn.get(container);
+  const svg = d?.key === key && container.childNodes.length === after.length + 1 ? chart(container.firstChild) : null;
+  const groups = svg?.querySelector('g[aria-label="bar"]')?.children ?? [];  // one <g> per category (facet)
+  const ok = groups.length === options.categories.length && [...groups].every((g) => g.childElementCount === series.length);
+  if (!ok) {
+    const node = barsPlot({ ...options, ariaLabel });
+    show(container, node, ...after);
+    drawn.set(container, { key, y: node.scale('y') });
+    return;
+  }
+  const y0 = d.y.apply(0);
+  [...groups].forEach((g, c) => [...g.children].forEach((rect, k) => {
+    const yv = d.y.apply(series[k].values[c]);
+    setIf(rect, 'y', Math.min(y0, yv));
+    setIf(rect, 'height', Math.max(0, Math.abs(yv - y0)));
+  }));
+  if (ariaLabel) svg.setAttribute('aria-label', ariaLabel);
+  after.forEach((n, i) => morph(container.childNodes[i + 1], n));
+}
+
+const chart = (node) => (node.tagName.toLowerCase() === 'svg' ? node : node.querySelector(':scope > svg'));
+function setIf(e, name, v) {
+  const text = String(v);
+  if (e.getAttribute(name) !== text) e.setAttribute(name, text);
 }

@@ -1,7 +1,7 @@
 // (eq:exercises) The course section's five exercises, each answered by its own small experiment.
 // The questions are prose in web/sections/exercises.html; this module adds to each one its
 // controls, its plot, a way to check an answer and the computed answer itself.
-import { barsPlot } from '../plots/bars.js';
+import { showBars } from '../plots/bars.js';
 import { curvesPlot } from '../plots/curves.js';
 import { heatmapPlot } from '../plots/heatmap.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
@@ -206,10 +206,10 @@ export function mount(figure, { run }) {
       const names = r.taus.map((t, i) => `τ = ${TAU_NAMES[i]} = ${fmtTau(t)}`);
       const w = (t) => Array.from(r.weights.subarray(t * r.n, (t + 1) * r.n));
       setTex(e4.formula, String.raw`p=\operatorname{softmax}(Kq/\tau),\qquad \tau\in\{${r.taus.map((t, i) => `${TAU_TEX[i]}=${texTau(t)}`).join(',\\ ')}\},\quad d_k=${r.dk}`, true);
-      show(e4.plot, barsPlot({
+      showBars(e4.plot, {
         categories: keys, series: names.map((name, t) => ({ name, values: w(t) })), yLabel: 'weight', height: 240,
         ariaLabel: `The weights of one query over ${r.n} keys at three temperatures`,
-      }));
+      });
       show(e4.data, dataTable('The weights as a table', ['key', ...names],
         keys.map((k, j) => [k, ...r.taus.map((_, t) => fmt(r.weights[t * r.n + j], 3))])));
       fillTable(e4.table, ['τ', 'max weight (this query)', 'entropy (this query)', `mean max weight (${r.rows} queries)`, `mean entropy (${r.rows} queries)`],

@@ -1,6 +1,6 @@
 // (eq:scaling-choices) No scale, 1/√d_k and 1/d_k on the same draws: the scores' variance is
 // c²·d_k, constant only for c = 1/√d_k; 1/d_k shrinks the scores until softmax is uniform.
-import { barsPlot } from '../plots/bars.js';
+import { showBars } from '../plots/bars.js';
 import { showSweepCurves } from '../plots/sweep-curves.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
@@ -29,11 +29,11 @@ export function mount(figure, { run }) {
   function drawRow(r) {
     const { n, dk } = r;
     const cats = Array.from({ length: n }, (_, j) => `k${sub(j + 1)}`);
-    show(one.plot, barsPlot({
+    showBars(one.plot, {
       categories: cats, width: 900, height: 230,
       series: NAMES.map((k) => ({ name: SERIES[k], values: Array.from(r.scales[k].p) })),
       ariaLabel: `Softmax weights of query ${r.query} over ${n} keys at d_k = ${dk}: no scale, divided by √d_k, divided by d_k`,
-    }), dataTable(`Scores and weights of query ${r.query} as a table`, ['key', ...NAMES.flatMap((k) => [`score, ${SERIES[k]}`, 'weight'])],
+    }, dataTable(`Scores and weights of query ${r.query} as a table`, ['key', ...NAMES.flatMap((k) => [`score, ${SERIES[k]}`, 'weight'])],
       cats.map((c, j) => [c, ...NAMES.flatMap((k) => [fmt(r.scales[k].scores[j]), fmt(r.scales[k].p[j])])])));
     fillTable(one.table, [`query ${r.query}`, 'multiplier c', 'score range', 'largest weight', 'entropy', 'float32 error of p', 'weights that are exactly 0'],
       NAMES.map((k) => ({

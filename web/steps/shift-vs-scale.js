@@ -1,7 +1,7 @@
 // (eq:shift-vs-scale) softmax(x − c) = softmax(x): subtracting the max is for the float range;
 // dividing changes the differences, and the differences are all softmax sees.
 import { theoryPlot } from '../plots/theory-lines.js';
-import { barsPlot } from '../plots/bars.js';
+import { showBars } from '../plots/bars.js';
 import { fmt, fmtInt } from '../format.js';
 import { dataTable, fillTable, grid, keyboardScroll, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import './shift-vs-scale.css';
@@ -85,12 +85,12 @@ export function mount(figure, { run }) {
       // --- the scale: four rows of three logits
       const label = { row: 'the row', divided: `÷ ${divisor}`, lowered: '− 97', maxSubtracted: '− max' };
       const legend = (row) => `${label[row.key]}: ${plainRow(row.values)}`;
-      show(bars.plot, barsPlot({
+      showBars(bars.plot, {
         categories: ['x₁', 'x₂', 'x₃'],
         series: r.scaleRows.map((row) => ({ name: legend(row), values: row.softmax })),
         yLabel: 'softmax weight', width: 360, height: 250,
         ariaLabel: 'Softmax weights of four rows: the row [100, 102, 103], the row divided by s, the row minus 97, and the row minus its maximum',
-      }));
+      });
       fillTable(rows.table, ['operation', 'logits', 'ratios x₂/x₁, x₃/x₁', 'gaps', 'softmax'],
         r.scaleRows.map((row) => ({
           name: label[row.key],

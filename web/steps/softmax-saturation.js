@@ -1,6 +1,6 @@
 // (eq:softmax-saturation) Unscaled scores have spread √d_k, and softmax turns a wide spread into
 // a near one-hot vector; divided by √d_k the weights keep the same distribution at every d_k.
-import { barsPlot } from '../plots/bars.js';
+import { showBars } from '../plots/bars.js';
 import { showSweepCurves } from '../plots/sweep-curves.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
 import { dataTable, el, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
@@ -119,11 +119,11 @@ export function mount(figure, { run }) {
   function drawQuery(r) {
     const { n, dk } = r;
     const cats = Array.from({ length: n }, (_, j) => `k${sub(j + 1)}`);
-    show(one.plot, barsPlot({
+    showBars(one.plot, {
       categories: cats, width: 900, height: 230,
       series: [{ name: SERIES.none, values: Array.from(r.p) }, { name: SERIES.sqrt, values: Array.from(r.pScaled) }],
       ariaLabel: `Softmax weights of query ${r.query} over ${n} keys at d_k = ${dk}, unscaled and scaled by 1/√${dk}`,
-    }), dataTable(`Scores and weights of query ${r.query} as a table`, ['key', 'q·kⱼ', 'q·kⱼ/√dₖ', 'weight, no scale', 'weight, ÷√dₖ'],
+    }, dataTable(`Scores and weights of query ${r.query} as a table`, ['key', 'q·kⱼ', 'q·kⱼ/√dₖ', 'weight, no scale', 'weight, ÷√dₖ'],
       cats.map((c, j) => [c, fmt(r.scores[j]), fmt(r.scaledScores[j]), fmt(r.p[j]), fmt(r.pScaled[j])])));
     fillTable(one.table, [`query ${r.query}`, SERIES.none, SERIES.sqrt, 'uniform limit', 'one-hot limit'], [
       { name: 'largest weight', cells: [fmt(r.max), fmt(r.maxScaled), `1/n = ${fmt(1 / n)}`, '1'] },

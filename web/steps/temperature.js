@@ -1,6 +1,6 @@
 // (eq:temperature) softmax(s/τ): √d_k is one temperature among many. Below it attention
 // sharpens, above it softens, for every query, not only on average.
-import { barsPlot } from '../plots/bars.js';
+import { showBars } from '../plots/bars.js';
 import { showSweepCurves } from '../plots/sweep-curves.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
@@ -40,11 +40,11 @@ export function mount(figure, { run }) {
       const q = r.query;
       const root = Math.sqrt(dk);
       const cats = Array.from({ length: n }, (_, j) => `k${sub(j + 1)}`);
-      show(bars.plot, barsPlot({
+      showBars(bars.plot, {
         categories: cats, width: 900, height: 230,
         series: r.exercise.map((e) => ({ name: `τ = ${tauText(e.t)}`, values: Array.from(e.p) })),
         ariaLabel: `Softmax weights of query ${q} over ${n} keys at d_k = ${dk} for three temperatures`,
-      }), dataTable(`Weights of query ${q} as a table`, ['key', 'score s', ...r.exercise.map((e) => `τ = ${tauText(e.t)}`)],
+      }, dataTable(`Weights of query ${q} as a table`, ['key', 'score s', ...r.exercise.map((e) => `τ = ${tauText(e.t)}`)],
         cats.map((c, j) => [c, fmt(r.scores[j]), ...r.exercise.map((e) => fmt(e.p[j]))])));
       fillTable(bars.table, [`query ${q}`, ...r.exercise.map((e) => `τ = ${tauText(e.t)} = ${fmt(e.t * root)}`)], [
         { name: 'largest weight', cells: r.exercise.map((e) => fmt(e.max)) },
