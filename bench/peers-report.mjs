@@ -1,0 +1,65 @@
+// The peers benchmark's ratios and table, from bench/peers-core.mjs's results; used by both
+// bench/peers.mjs (Node) and bench/peers-browser.mjs (Chromium), so both print the same way.
+// Ratios of throughputs (GFLOP/s) for attention, of times for softmax; the issue's targets beside.
+const ATTN = ['attnlab SIMD128', 'attnlab SIMD128 no copies', 'attnlab scalar', 'plain JS',
+  'tfjs matMul(q, k, false, true)', 'tfjs matMul(q, transpose(k))', 'onnxruntime-web', 'peak'];
+const SOFT = ['attnlab SIMD128', 'attnlab SIMD128 no copies', 'attnlab scalar', 'plain JS', 'tfjs softmax', 'onnxruntime-web'];
+
+/** { what: { name: value } } for every group with attnlab; null where a figure is missing. */
+export function ratios(results) {
+  const out = {};
+  for (const what of [...new Set(results.map((r) => r.what))]) {
+    const v = (impl) => results.find((r) => r.what === what && r.impl === impl)?.value ?? null;
+    const q = (a, b) => (a === null || b === null ? null : a / b);
+    const simd = v('attnlab SIMD128'), noCopy = v('attnlab SIMD128 no copies');
+    if (what.startsWith('attention')) {
+      const tfBest = Math.max(v('tfjs matMul(q, k, false, true)'), v('tfjs matMul(q, transpose(k))'));
+      out[what] = {
+        'attnlab / faster tfjs form': q(simd, tfBest), 'attnlab no copies / faster tfjs form': q(noCopy, tfBest),
+        'attnlab / onnxruntime-web': q(simd, v('onnxruntime-web')), 'attnlab no copies / onnxruntime-web': q(noCopy, v('onnxruntime-web')),
+        'attnlab % of SIMD128 peak': q(100 * simd, v('peak')), 'attnlab no copies % of SIMD128 peak': q(noCopy === null ? null : 100 * noCopy, v('peak')),
+        'SIMD / scalar': q(simd, v('attnlab scalar')),
+      };
+    } else {  // softmax: times, smaller is faster
+      out[what] = {
+        'attnlab time / tfjs time': q(simd, v('tfjs softmax')), 'attnlab no copies time / tfjs time': q(noCopy, v('tfjs softmax')),
+        'attnlab time / onnxruntime-web time': q(simd, v('onnxruntime-web')),
+        'scalar time / SIMD time': q(v('attnlab scalar'), simd),
+      };
+    }
+  }
+  return out;
+}
+
+const TARGET = {
+  'attnlab / faster tfjs form': '≥ 1.3', 'attnlab no copies / faster tfjs form': '≥ 1.3',
+  'attnlab / onnxruntime-web': '≥ 1.3', 'attnlab no copies / onnxruntime-web': '≥ 1.3',
+  'attnlab % of SIMD128 peak': '≥ 80', 'attnlab no copies % of SIMD128 peak': '≥ 80', 'SIMD / scalar': '≥ 3',
+  'attnlab time / tfjs time': '≤ 0.6', 'attnlab no copies time / tfjs time': '≤ 0.6',
+};
+
+/** The table as lines of text. */
+export function table({ env, results }, where) {
+  const lines = [], r = ratios(results);
+  const fmt = (x, digits = 2) => (x === null || x === undefined ? 'n/a' : x.toFixed(digits));
+  const row = (label, cells, target = '') => lines.push(`  ${label.padEnd(38)}${cells.map((c) => c.padStart(10)).join('')}${target ? `   target ${target}` : ''}`);
+  const attn = [...new Set(results.map((x) => x.what))].filter((w) => w.startsWith('attention'));
+  const value = (what, impl) => results.find((x) => x.what === what && x.impl === impl)?.value ?? null;
+  lines.push(`peers benchmark in ${where}; one thread, fp32; attnlab ${env.arch}, tfjs-backend-wasm ${env.tfjs} (${env.tfjsThreads} thread), ` +
+    `onnxruntime-web ${env.ort} (${env.ortThreads} thread); medians of ${env.rounds.small} rounds (${env.rounds.large} at the largest size), all alternated; ` +
+    `attnlab no copies: ${env.noCopies ?? 'not offered by this engine'}`);
+  lines.push('attention forward O = softmax(Q·Kᵀ/√d)·V, GFLOP/s (4·n²·d flops; higher is better)');
+  row('n×d', attn.map((w) => w.replace('attention ', '')));
+  for (const impl of ATTN)
+    row(impl === 'peak' ? `wasm SIMD128 peak (${env.peakProbe})` : impl, attn.map((w) => fmt(value(w, impl))));
+  for (const k of Object.keys(r[attn[0]]))
+    row(k, attn.map((w) => fmt(r[w][k], k.includes('%') ? 0 : 2)), TARGET[k]);
+  const soft = [...new Set(results.map((x) => x.what))].filter((w) => w.startsWith('softmax'));
+  for (const w of soft) {
+    lines.push(`${w} (rows of ${w.split('×')[1]}), ms (lower is better); medians of ${env.rounds.softmax} rounds`);
+    for (const impl of SOFT) row(impl, [fmt(value(w, impl))]);
+    for (const [k, x] of Object.entries(r[w])) row(k, [fmt(x)], TARGET[k]);
+  }
+  lines.push('(a shared 2-core host: absolute figures move ±30% between runs; the ratios come from one interleaved run)');
+  return lines;
+}
