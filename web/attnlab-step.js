@@ -44,7 +44,8 @@ function setup() {
 const PARAMS = [...new Set(steps.flatMap((s) => Object.keys(s.params)))].map((name) => name.toLowerCase());
 
 class AttnlabStep extends HTMLElement {
-  static observedAttributes = ['step', ...PARAMS];
+  // theme: the CSS follows it by itself (:host([theme])), the heatmaps' colour ramps on a redraw
+  static observedAttributes = ['step', 'theme', ...PARAMS];
   #figure = null;
   #step = null;
 

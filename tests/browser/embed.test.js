@@ -450,6 +450,27 @@ describe('URL flags and attributes', () => {
     await close();
   }, 60000);
 
+  it("<attnlab-step theme=…> gives its heatmaps the element's theme, whatever the page's", async () => {
+    // on a light page, a dark element's weights (mostly near 0) sit on the dark ramp's near-black
+    // end, and turn near-white when the attribute says light
+    const host = await openHost(`<script type="module" src="${h.base}attnlab-step.js"></script>
+      <attnlab-step id="e" step="full-attention" theme="dark" hide="prose"></attnlab-step>`);
+    const updates = () => host.page.evaluate(() => Number(document.getElementById('e').shadowRoot.querySelector('figure.live')?.dataset.updates ?? 0));
+    const lightness = () => host.page.evaluate(() => {
+      const rects = [...document.getElementById('e').shadowRoot.querySelectorAll('.attention-map svg g[aria-label="cell"] rect')];
+      const l = rects.map((r) => r.getAttribute('fill').match(/\d+/g).slice(0, 3).reduce((a, c) => a + Number(c), 0) / 765);
+      return l.sort((a, b) => a - b)[l.length >> 1];  // the median cell
+    });
+    await expect.poll(updates, { timeout: 30000 }).toBeGreaterThan(0);
+    expect(await lightness()).toBeLessThan(0.3);
+    const n = await updates();
+    await host.page.evaluate(() => document.getElementById('e').setAttribute('theme', 'light'));
+    await expect.poll(updates, { timeout: 30000 }).toBeGreaterThan(n);
+    expect(await lightness()).toBeGreaterThan(0.7);
+    expect(host.errors).toEqual([]);
+    await host.close();
+  }, 60000);
+
   it('unknown flag values and steps are named in a visible note, and nothing from the URL or an attribute becomes markup', async () => {
     const attack = '<img src=x onerror=alert(1)>';
     const q = new URLSearchParams({ step: attack, hide: `prose,${attack}`, theme: '<svg onload=alert(1)>', origin: 'javascript:alert(1)', dk: attack });

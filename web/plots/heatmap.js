@@ -16,10 +16,11 @@ function ramp(stops) {
 // In the dark theme zero is the panel's own dark grey, so near-zero cells recede as they do on white.
 const DARK_DIVERGING = ramp(['#6cb4ee', '#3a6f9e', '#26282c', '#a8503c', '#f08a6c']);
 const DARK_SEQUENTIAL = ramp(['#26282c', '#2c5479', '#4f91c7', '#9fd0f5']);
-// The page's theme: data-theme on <html> (the embed page's theme=), else the reader's preference.
-const prefersDark = () => {
-  const set = globalThis.document?.documentElement.dataset.theme;
-  if (set === 'dark' || set === 'light') return set === 'dark';
+// The theme where `node` is drawn: the theme attribute of an <attnlab-step> around it, else
+// data-theme on <html> (the embed page's theme=), else the reader's preference.
+const prefersDark = (node) => {
+  for (const set of [node?.getRootNode?.().host?.getAttribute('theme'), globalThis.document?.documentElement.dataset.theme])
+    if (set === 'dark' || set === 'light') return set === 'dark';
   return globalThis.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
 };
 
@@ -98,6 +99,7 @@ export function updateHeatmap(node, options) {
 // show(container, heatmapPlot(options), ...after), in place when the heatmap there has the layout.
 // Returns the heatmap in the page.
 export function showHeatmap(container, options, ...after) {
+  options = { dark: prefersDark(container), ...options };
   const live = container.firstChild;
   if (container.childNodes.length === after.length + 1 && updateHeatmap(live, options)) after.forEach((n, i) => morph(container.childNodes[i + 1], n));
   else show(container, heatmapPlot(options), ...after);
