@@ -18,7 +18,7 @@ const DARK_DIVERGING = ramp(['#6cb4ee', '#3a6f9e', '#26282c', '#a8503c', '#f08a6
 const DARK_SEQUENTIAL = ramp(['#26282c', '#2c5479', '#4f91c7', '#9fd0f5']);
 // The theme where `node` is drawn: the theme attribute of an <attnlab-step> around it, else
 // data-theme on <html> (the embed page's theme=), else the reader's preference.
-const prefersDark = (node) => {
+export const prefersDark = (node) => {
   for (const set of [node?.getRootNode?.().host?.getAttribute('theme'), globalThis.document?.documentElement.dataset.theme])
     if (set === 'dark' || set === 'light') return set === 'dark';
   return globalThis.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;

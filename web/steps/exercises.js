@@ -3,7 +3,7 @@
 // controls, its plot, a way to check an answer and the computed answer itself.
 import { showBars } from '../plots/bars.js';
 import { curvesPlot } from '../plots/curves.js';
-import { heatmapPlot } from '../plots/heatmap.js';
+import { heatmapPlot, prefersDark } from '../plots/heatmap.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
 import { dataTable, el, fillTable, liveFormula, liveSummary, setTex, show } from '../readout.js';
 import './exercises.css';
@@ -226,7 +226,7 @@ export function mount(figure, { run }) {
         const wrap = el('div', 'exercise-jacobian');
         wrap.append(el('h3', null, title), heatmapPlot({
           values: side.jacobian, rows: r.n, cols: r.n, rowLabel: 'row i', colLabel: 'column j', label: '∂pᵢ/∂xⱼ', diverging: true,
-          domain: [-extent, extent], width: 220, ariaLabel: `${r.n}×${r.n} softmax Jacobian, ${title}`,
+          domain: [-extent, extent], width: 220, ariaLabel: `${r.n}×${r.n} softmax Jacobian, ${title}`, dark: prefersDark(e5.plots),
         }));
         return wrap;
       };
