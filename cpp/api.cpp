@@ -1,55 +1,24 @@
+// The checked entry points (api.hpp), but the trainer's (api_train.cpp).
 #include "api.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
-#include <map>
-#include <memory>
 
+#include "api_args.hpp"
 #include "attention.hpp"
 #include "kernels.hpp"
 #include "sampling.hpp"
-#include "train.hpp"
 
 namespace attnlab::api {
+using namespace detail;
 namespace {
-
-// Integers print exactly (no "1.67772e+07 exceeds the limit of 1.67772e+07"), others with %g.
-std::string num(double v) {
-  char buf[40];
-  if (std::isfinite(v) && v == std::floor(v) && std::abs(v) < 1e18) std::snprintf(buf, sizeof buf, "%.0f", v);
-  else std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
-[[noreturn]] void raise(const char* code, const char* fn, const std::string& msg) {
-  throw ApiError(code, std::string(fn) + ": " + msg);
-}
 
 // A multiplier that must be finite once rounded to float, the type the kernels use.
 float scale_arg(const char* fn, double scale) {
   if (!std::isfinite(scale) || !std::isfinite(static_cast<float>(scale)))
     raise("BAD_VALUE", fn, "scale must be finite in float32 (|scale| <= 3.4e38), got " + num(scale));
   return static_cast<float>(scale);
-}
-
-// A size from JavaScript: a finite integer in [1, max].
-std::size_t size_arg(const char* fn, const char* name, double v, std::size_t max) {
-  if (!std::isfinite(v) || v != std::floor(v))
-    raise("BAD_SIZE", fn, std::string(name) + " must be a positive integer, got " + num(v));
-  if (v < 1) raise("BAD_SIZE", fn, std::string(name) + " must be at least 1, got " + num(v));
-  if (v > static_cast<double>(max))
-    raise("SIZE_LIMIT", fn, std::string(name) + " = " + num(v) + " exceeds the limit of " + num(double(max)));
-  return static_cast<std::size_t>(v);
-}
-
-// a·b, checked against kMaxElements before it can overflow (a, b <= 2^16 or 2^24 each).
-std::size_t product(const char* fn, const char* what, std::size_t a, std::size_t b) {
-  if (b != 0 && a > kMaxElements / b)
-    raise("SIZE_LIMIT", fn, std::string(what) + " = " + num(double(a) * double(b)) +
-                                " exceeds the limit of " + num(double(kMaxElements)) + " elements");
-  return a * b;
 }
 
 template <class T>
@@ -75,6 +44,7 @@ enum class Values { finite, finite_or_minus_inf };
 void expect_values(const char* fn, const char* name, Vec<const float> x, std::size_t cols, Values allowed,
                    const char* rule) {
   constexpr float minus_inf = -std::numeric_limits<float>::infinity();
+  if (all_finite(x, allowed == Values::finite_or_minus_inf)) return;  // one vector pass; else find it
   for (std::size_t i = 0; i < x.size; ++i) {
     const float v = x[i];
     const bool ok = std::isfinite(v) || (allowed == Values::finite_or_minus_inf && v == minus_inf);
@@ -89,6 +59,7 @@ void expect_values(const char* fn, const char* name, Vec<const float> x, std::si
 // sdpa_score_overflow_float32). Such a result is refused, naming the row, never returned.
 void expect_no_overflow(const char* fn, const char* what, Vec<const float> x, std::size_t cols,
                         const std::string& advice) {
+  if (all_finite(x, false)) return;
   for (std::size_t i = 0; i < x.size; ++i)
     if (!std::isfinite(x[i]))
       raise("BAD_VALUE", fn, std::string(what) + " overflowed float32 " +
@@ -144,12 +115,12 @@ Mask select_mask(const AttentionArgs& a, const Shape& s, std::vector<std::uint8_
 }
 
 // Rows of the forward pass that overflowed (see expect_no_overflow).
-void expect_forward_finite(const char* fn, const AttentionArgs& a, const Shape& s, const std::vector<float>& out,
-                           const std::vector<float>& weights) {
-  expect_no_overflow(fn, "the scores", {weights.data(), weights.size()}, s.nk,
+void expect_forward_finite(const char* fn, const AttentionArgs& a, const Shape& s, Vec<const float> out,
+                           Vec<const float> weights) {
+  expect_no_overflow(fn, "the scores", weights, s.nk,
                      a.has_bias ? "|q.k|, |scale*q.k| or |scale*q.k + bias| > 3.4e38; use a smaller q, k, scale or bias"
                                 : "|q.k| or |scale*q.k| > 3.4e38; use a smaller q, k or scale");
-  expect_no_overflow(fn, "the output", {out.data(), out.size()}, s.dv, "v is too close to +-3.4e38");
+  expect_no_overflow(fn, "the output", out, s.dv, "v is too close to +-3.4e38");
 }
 
 Mat<const float> bias_of(const AttentionArgs& a, const Shape& s) {
@@ -157,6 +128,15 @@ Mat<const float> bias_of(const AttentionArgs& a, const Shape& s) {
 }
 
 }  // namespace
+
+Vec<float> Out::take(const char* fn, std::size_t n, const char* expr) const {
+  if (vec_) {
+    vec_->resize(n);
+    return {vec_->data(), n};
+  }
+  expect_len(fn, name_, Vec<const float>(lent_), n, expr);
+  return lent_;
+}
 
 std::uint64_t seed_arg(const char* fn, const char* name, double v) {
   if (!std::isfinite(v) || v != std::floor(v) || v < 0 || v > 9007199254740991.0)
@@ -178,15 +158,14 @@ Distribution distribution(const char* fn, double kind, double mean, double std, 
   return {static_cast<Dist>(static_cast<int>(kind)), mean, std, static_cast<int>(kind == 3 ? df : 5)};
 }
 
-void softmax(std::vector<float>& out, Vec<const float> x, double rows_d, double cols_d,
-             SoftmaxKind kind) {
+void softmax(Out out, Vec<const float> x, double rows_d, double cols_d, SoftmaxKind kind) {
   const char* fn = kind == SoftmaxKind::log ? "logSoftmax" : kind == SoftmaxKind::naive ? "softmaxNaive" : "softmax";
   const std::size_t rows = size_arg(fn, "rows", rows_d, kMaxElements);
   const std::size_t cols = size_arg(fn, "cols", cols_d, kMaxElements);
   expect_len(fn, "x", x, product(fn, "rows*cols", rows, cols), "rows*cols");
   expect_values(fn, "x", x, cols, Values::finite_or_minus_inf, "a logit must be finite or -Infinity (which masks it)");
-  out.resize(x.size);
-  const Mat<float> y{out.data(), rows, cols};
+  const Vec<float> yv = out.take(fn, x.size, "rows*cols");
+  const Mat<float> y{yv.data, rows, cols};
   const Mat<const float> xm{x.data, rows, cols};
   switch (kind) {
     case SoftmaxKind::stable: softmax_rows(y, xm); break;
@@ -196,14 +175,13 @@ void softmax(std::vector<float>& out, Vec<const float> x, double rows_d, double 
   // log p_j = x_j − max − log Σ can leave float32 when logits lie ~3.4e38 apart: refused, as an
   // overflow, where x_j was finite (-Infinity in, -Infinity out; an all -Infinity row is NaN).
   if (kind == SoftmaxKind::log)
-    for (std::size_t i = 0; i < out.size(); ++i)
-      if (std::isfinite(x[i]) && !std::isfinite(out[i]))
+    for (std::size_t i = 0; i < yv.size; ++i)
+      if (std::isfinite(x[i]) && !std::isfinite(yv[i]))
         raise("BAD_VALUE", fn, "the log-softmax overflowed float32 at " + at("x", i, cols, x.size) +
                                    ": logits more than 3.4e38 apart");
 }
 
-void softmax_backward(std::vector<float>& dx, Vec<const float> p, Vec<const float> dp,
-                      double rows_d, double cols_d) {
+void softmax_backward(Out dx, Vec<const float> p, Vec<const float> dp, double rows_d, double cols_d) {
   const char* fn = "softmaxBackward";
   const std::size_t rows = size_arg(fn, "rows", rows_d, kMaxElements);
   const std::size_t cols = size_arg(fn, "cols", cols_d, kMaxElements);
@@ -212,48 +190,46 @@ void softmax_backward(std::vector<float>& dx, Vec<const float> p, Vec<const floa
   expect_len(fn, "gradP", dp, n, "rows*cols");
   expect_values(fn, "p", p, cols, Values::finite, "p and gradP must be finite");
   expect_values(fn, "gradP", dp, cols, Values::finite, "p and gradP must be finite");
-  dx.resize(n);
-  softmax_backward_rows(Mat<float>{dx.data(), rows, cols}, Mat<const float>{p.data, rows, cols},
+  const Vec<float> d = dx.take(fn, n, "rows*cols");
+  softmax_backward_rows(Mat<float>{d.data, rows, cols}, Mat<const float>{p.data, rows, cols},
                         Mat<const float>{dp.data, rows, cols});
-  expect_no_overflow(fn, "dx", {dx.data(), dx.size()}, cols, "use a smaller p or gradP");
+  expect_no_overflow(fn, "dx", d, cols, "use a smaller p or gradP");
 }
 
-void attention(std::vector<float>& out, std::vector<float>& weights, const AttentionArgs& a) {
-  const Shape s = check_attention("attention", a);
+void attention(Out out, Out weights, const AttentionArgs& a) {
+  const char* fn = "attention";
+  const Shape s = check_attention(fn, a);
   std::vector<std::uint8_t> keep;
   const Mask mask = select_mask(a, s, keep);
-  out.resize(s.nq * s.dv);
-  weights.resize(s.nq * s.nk);
-  attention_forward(Mat<float>{out.data(), s.nq, s.dv}, Mat<float>{weights.data(), s.nq, s.nk},
+  const Vec<float> o = out.take(fn, s.nq * s.dv, "nq*dv"), w = weights.take(fn, s.nq * s.nk, "nq*nk");
+  attention_forward(Mat<float>{o.data, s.nq, s.dv}, Mat<float>{w.data, s.nq, s.nk},
                     Mat<const float>{a.q.data, s.nq, s.dk}, Mat<const float>{a.k.data, s.nk, s.dk},
                     Mat<const float>{a.v.data, s.nk, s.dv}, s.scale, mask, bias_of(a, s));
-  expect_forward_finite("attention", a, s, out, weights);
+  expect_forward_finite(fn, a, s, o, w);
 }
 
-void attention_backward(std::vector<float>& dq, std::vector<float>& dk, std::vector<float>& dv,
-                        const AttentionArgs& a, Vec<const float> dout) {
+void attention_backward(Out dq, Out dk, Out dv, const AttentionArgs& a, Vec<const float> dout) {
   const char* fn = "attentionBackward";
   const Shape s = check_attention(fn, a);
   expect_len(fn, "gradOutput", dout, s.nq * s.dv, "nq*dv");
   expect_values(fn, "gradOutput", dout, s.dv, Values::finite, "gradOutput must be finite");
+  const Vec<float> gq = dq.take(fn, s.nq * s.dk, "nq*dk"), gk = dk.take(fn, s.nk * s.dk, "nk*dk"),
+                   gv = dv.take(fn, s.nk * s.dv, "nk*dv");
   std::vector<std::uint8_t> keep;
   const Mask mask = select_mask(a, s, keep);
   std::vector<float> out(s.nq * s.dv), p(s.nq * s.nk), ds(s.nq * s.nk);
   const Mat<const float> q{a.q.data, s.nq, s.dk}, k{a.k.data, s.nk, s.dk}, v{a.v.data, s.nk, s.dv};
   attention_forward(Mat<float>{out.data(), s.nq, s.dv}, Mat<float>{p.data(), s.nq, s.nk}, q, k, v,
                     s.scale, mask, bias_of(a, s));
-  expect_forward_finite(fn, a, s, out, p);
-  dq.resize(s.nq * s.dk);
-  dk.resize(s.nk * s.dk);
-  dv.resize(s.nk * s.dv);
-  attnlab::attention_backward(Mat<float>{dq.data(), s.nq, s.dk}, Mat<float>{dk.data(), s.nk, s.dk},
-                              Mat<float>{dv.data(), s.nk, s.dv}, Mat<float>{ds.data(), s.nq, s.nk},
+  expect_forward_finite(fn, a, s, {out.data(), out.size()}, {p.data(), p.size()});
+  attnlab::attention_backward(Mat<float>{gq.data, s.nq, s.dk}, Mat<float>{gk.data, s.nk, s.dk},
+                              Mat<float>{gv.data, s.nk, s.dv}, Mat<float>{ds.data(), s.nq, s.nk},
                               q, k, v, Mat<const float>{p.data(), s.nq, s.nk},
                               Mat<const float>{dout.data, s.nq, s.dv}, s.scale);
   const char* advice = "use a smaller gradOutput, q, k, v or scale";
-  expect_no_overflow(fn, "gradQ", {dq.data(), dq.size()}, s.dk, advice);
-  expect_no_overflow(fn, "gradK", {dk.data(), dk.size()}, s.dk, advice);
-  expect_no_overflow(fn, "gradV", {dv.data(), dv.size()}, s.dv, advice);
+  expect_no_overflow(fn, "gradQ", gq, s.dk, advice);
+  expect_no_overflow(fn, "gradK", gk, s.dk, advice);
+  expect_no_overflow(fn, "gradV", gv, s.dv, advice);
 }
 
 void row_stats(std::vector<float>& max, std::vector<float>& entropy, Vec<const float> p,
@@ -387,107 +363,6 @@ Summary describe(std::vector<std::uint32_t>& counts, Vec<const float> x, double 
   counts.resize(bins);
   histogram(Vec<std::uint32_t>{counts.data(), bins}, x, lo, hi);
   return summarize(moments_of(x));
-}
-
-
-// ---------------------------------------------------------------------------------------------
-// Training ablation
-namespace {
-
-// Trainers by handle; handles count up from 1 and are never reused, so a stale one fails.
-std::map<std::uint64_t, std::unique_ptr<Trainer>>& trainers() {
-  static std::map<std::uint64_t, std::unique_ptr<Trainer>> live;
-  return live;
-}
-std::uint64_t next_trainer = 1;
-
-Trainer& trainer_of(const char* fn, double handle) {
-  auto& live = trainers();
-  const auto it = std::isfinite(handle) && handle >= 1 && handle == std::floor(handle) && handle < 9007199254740992.0
-                      ? live.find(static_cast<std::uint64_t>(handle))
-                      : live.end();
-  if (it == live.end()) raise("BAD_VALUE", fn, "no trainer has handle " + num(handle) + " (was it disposed?)");
-  return *it->second;
-}
-
-// A real-valued option: finite and `ok`, or a BAD_VALUE saying what `rule` asks.
-double real_arg(const char* fn, const char* name, double v, bool ok, const char* rule) {
-  if (!std::isfinite(v) || !ok) raise("BAD_VALUE", fn, std::string(name) + " must be " + rule + ", got " + num(v));
-  return v;
-}
-
-}  // namespace
-
-double train_create(const TrainArgs& a) {
-  const char* fn = "createTrainer";
-  TrainConfig c;
-  ModelShape& s = c.shape;
-  s.dk = size_arg(fn, "dk", a.dk, kMaxDim);
-  s.dv = size_arg(fn, "dv", a.dv, kMaxDim);
-  s.dx = size_arg(fn, "dx", a.dx, kMaxDim);
-  s.classes = size_arg(fn, "classes", a.classes, kMaxDim);
-  if (s.classes < 2) raise("BAD_SIZE", fn, "classes must be at least 2, got " + num(a.classes));
-  s.seq_len = size_arg(fn, "seqLen", a.seq_len, kMaxDim);
-  s.batch = size_arg(fn, "batch", a.batch, kMaxDim);
-  // every array the model holds: tokens [batch·seqLen, dx+classes], K and V, the weights
-  const std::size_t tokens = product(fn, "batch*seqLen", s.batch, s.seq_len);
-  product(fn, "batch*seqLen*(dx+classes)", tokens, s.dm());
-  product(fn, "batch*seqLen*dk", tokens, s.dk);
-  product(fn, "batch*seqLen*dv", tokens, s.dv);
-  product(fn, "(dx+classes)*dk", s.dm(), s.dk);
-  product(fn, "(dx+classes)*dv", s.dm(), s.dv);
-  product(fn, "dv*classes", s.dv, s.classes);
-  if (s.n_params() > kMaxTrainParams)
-    raise("SIZE_LIMIT", fn, "the model has " + num(double(s.n_params())) + " parameters (2*(dx+classes)*dk + (dx+classes)*dv + dv*classes + 1), more than the limit of " + num(double(kMaxTrainParams)));
-  if (!(a.optimizer == 0 || a.optimizer == 1)) raise("BAD_VALUE", fn, "optimizer must be 'sgd' or 'adam'");
-  c.optimizer = static_cast<Optimizer>(static_cast<int>(a.optimizer));
-  if (!(a.init == 0 || a.init == 1 || a.init == 2 || a.init == 3))
-    raise("BAD_VALUE", fn, "init must be 'xavier-uniform', 'xavier-normal', 'lecun' or 'custom'");
-  c.init = static_cast<Init>(static_cast<int>(a.init));
-  c.lr = real_arg(fn, "lr", a.lr, a.lr > 0, "finite and > 0");
-  c.momentum = real_arg(fn, "momentum", a.momentum, a.momentum >= 0 && a.momentum < 1, "in [0, 1)");
-  c.beta1 = real_arg(fn, "beta1", a.beta1, a.beta1 >= 0 && a.beta1 < 1, "in [0, 1)");
-  c.beta2 = real_arg(fn, "beta2", a.beta2, a.beta2 >= 0 && a.beta2 < 1, "in [0, 1)");
-  c.eps = real_arg(fn, "eps", a.eps, a.eps > 0, "finite and > 0");
-  c.sigma = real_arg(fn, "sigma", a.sigma, a.sigma > 0, "finite and > 0");
-  c.query_noise = real_arg(fn, "queryNoise", a.query_noise, a.query_noise >= 0, "finite and >= 0");
-  c.seed = seed_arg(fn, "seed", a.seed);
-  if (trainers().size() >= kMaxTrainers)
-    raise("SIZE_LIMIT", fn, num(double(kMaxTrainers)) + " trainers exist, the limit: dispose() those no longer needed");
-  auto t = std::make_unique<Trainer>(c);
-  const std::uint64_t handle = next_trainer++;
-  trainers().emplace(handle, std::move(t));
-  return double(handle);
-}
-
-void train_step(double handle, double n_d) {
-  const char* fn = "trainer.step";
-  Trainer& t = trainer_of(fn, handle);
-  const std::size_t n = size_arg(fn, "n", n_d, kMaxTrainSteps);
-  if (t.steps() + n > kMaxTrainSteps)
-    raise("SIZE_LIMIT", fn, "n = " + num(n_d) + " would take the trainer past the limit of " + num(double(kMaxTrainSteps)) +
-                                " steps (it has run " + num(double(t.steps())) + "); reset() it");
-  t.step(n);
-}
-
-void train_reset(double handle) { trainer_of("trainer.reset", handle).reset(); }
-
-void train_destroy(double handle) {
-  trainer_of("trainer.dispose", handle);
-  trainers().erase(static_cast<std::uint64_t>(handle));
-}
-
-void train_curves(std::vector<float> (&out)[5], double handle, double variant, double from_d) {
-  const char* fn = "trainer.curves";
-  const Trainer& t = trainer_of(fn, handle);
-  if (!(variant == 0 || variant == 1 || variant == 2 || variant == 3))
-    raise("BAD_VALUE", fn, "variant must be 0 (1/sqrt(dk)), 1 (none), 2 (1/dk) or 3 (learned), got " + num(variant));
-  if (!(std::isfinite(from_d) && from_d == std::floor(from_d) && from_d >= 0 && from_d <= double(t.steps())))
-    raise("BAD_VALUE", fn, "from must be an integer in [0, " + num(double(t.steps())) + "], got " + num(from_d));
-  const Curves& c = t.curves(static_cast<Scaling>(static_cast<int>(variant)));
-  const std::size_t from = static_cast<std::size_t>(from_d);
-  const std::vector<float>* series[5] = {&c.loss, &c.accuracy, &c.entropy, &c.grad_norm, &c.scale};
-  for (int i = 0; i < 5; ++i) out[i].assign(series[i]->begin() + from, series[i]->end());
 }
 
 }  // namespace attnlab::api

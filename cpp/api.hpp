@@ -5,7 +5,8 @@
 // checks before any allocation. Every failure is an ApiError whose message names the function and
 // the argument ("attention: q has 100 elements, expected nq*dk = 128") and whose code is one of
 // BAD_SIZE, SIZE_LIMIT, SHAPE_MISMATCH, BAD_VALUE. Outputs go to caller-owned vectors, resized
-// here, so a caller that keeps them reuses their memory from call to call.
+// here, so a caller that keeps them reuses their memory from call to call; the softmax and
+// attention entry points also write into memory the caller lends (Out).
 //
 // Values (docs/RELIABILITY.md): every float input must be finite, except that logits and biases
 // may be -Infinity (it masks); a NaN or ±Infinity elsewhere is a BAD_VALUE naming its index. A
@@ -37,13 +38,28 @@ constexpr std::size_t kMaxDim = std::size_t(1) << 16;
 constexpr std::size_t kMaxCount = std::size_t(1) << 24;
 constexpr std::size_t kMaxBins = 4096;
 
+// Where a float result goes: a vector, resized to the result (so a caller that keeps it reuses
+// its memory), or memory the caller lends (the JavaScript API's workspace views), which must hold
+// exactly the result: a lent block of another length is a SHAPE_MISMATCH naming it.
+class Out {
+ public:
+  Out(std::vector<float>& v) : vec_(&v) {}  // implicit: every vector argument stays valid
+  Out(Vec<float> lent, const char* name) : lent_(lent), name_(name) {}
+  // the n floats of the result; `expr` names n in the message ("rows*cols")
+  Vec<float> take(const char* fn, std::size_t n, const char* expr) const;
+
+ private:
+  std::vector<float>* vec_ = nullptr;
+  Vec<float> lent_{};
+  const char* name_ = "";
+};
+
 enum class SoftmaxKind : int { stable = 0, naive = 1, log = 2 };
-void softmax(std::vector<float>& out, Vec<const float> x, double rows, double cols,
+void softmax(Out out, Vec<const float> x, double rows, double cols,
              SoftmaxKind kind = SoftmaxKind::stable);
 
 // dx = p ⊙ (dp − Σ p dp) row by row, for p and dp of shape (rows, cols).
-void softmax_backward(std::vector<float>& dx, Vec<const float> p, Vec<const float> dp, double rows,
-                      double cols);
+void softmax_backward(Out dx, Vec<const float> p, Vec<const float> dp, double rows, double cols);
 
 struct AttentionArgs {
   Vec<const float> q, k, v;
@@ -56,9 +72,8 @@ struct AttentionArgs {
   bool has_scale = false;         // false: scale = 1/√dk
   bool causal = false;
 };
-void attention(std::vector<float>& out, std::vector<float>& weights, const AttentionArgs& a);
-void attention_backward(std::vector<float>& dq, std::vector<float>& dk, std::vector<float>& dv,
-                        const AttentionArgs& a, Vec<const float> dout);
+void attention(Out out, Out weights, const AttentionArgs& a);
+void attention_backward(Out dq, Out dk, Out dv, const AttentionArgs& a, Vec<const float> dout);
 
 // out_i = max_j p_ij and H_i = −Σ_j p_ij log p_ij for p of shape (rows, cols).
 void row_stats(std::vector<float>& max, std::vector<float>& entropy, Vec<const float> p,

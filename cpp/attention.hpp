@@ -30,28 +30,41 @@ struct Mask {
 // pass 2: P_i = softmax(S_i) over allowed keys; a row with no allowed key is P_i = 0
 //         (ONNX opset 24, PyTorch SDPA): its output row and all its gradients are then 0
 // pass 3: O = P V
+// The scale (and bias, and mask) is applied row by row inside pass 2, while the row is in cache,
+// with the same roundings as a separate pass: scale·(QKᵀ)_ij, then + bias_ij.
 template <class T>
 void attention_forward(Mat<T> out, Mat<T> weights, Mat<const T> q, Mat<const T> k,
                        Mat<const T> v, T scale, const Mask& mask = {}, Mat<const T> bias = {}) {
   ATTN_CHECK(can_matmul_nt(weights, q, k) && can_matmul_nn(out, Mat<const T>(weights), v));
   ATTN_CHECK(mask.keep.data == nullptr || same_shape(mask.keep, weights));
   ATTN_CHECK(bias.data == nullptr || same_shape(bias, weights));
-  matmul_nt(weights, q, k);
-  attnlab::scale(weights, Mat<const T>(weights), scale);
-  if (bias.data)
-    for (std::size_t i = 0; i < weights.size(); ++i) weights.data[i] += bias.data[i];
-  for (std::size_t i = 0; i < weights.rows; ++i) {
-    Mat<T> row = weights.row_block(i, 1);
-    bool any_allowed = !mask.any();
-    if (mask.any())
+  matmul_nt(weights, q, k);                                            // Q Kᵀ
+  const bool causal_only = mask.causal && mask.keep.data == nullptr && bias.data == nullptr;
+  if (!mask.any() && bias.data == nullptr) {
+    softmax_scaled_rows(weights, Mat<const T>(weights), scale);        // P = softmax(scale·Q Kᵀ)
+  } else if (causal_only) {
+    // row i attends keys 0 … i: the softmax of that prefix, and exp(−inf) = 0 beyond it
+    for (std::size_t i = 0; i < weights.rows; ++i) {
+      const std::size_t allowed = std::min(i + 1, weights.cols);
+      const Mat<T> prefix{weights.row(i), 1, allowed};
+      softmax_scaled_rows(prefix, Mat<const T>(prefix), scale);
+      std::fill(weights.row(i) + allowed, weights.row(i) + weights.cols, T(0));
+    }
+  } else {
+    for (std::size_t i = 0; i < weights.rows; ++i) {
+      Mat<T> row = weights.row_block(i, 1);
+      bool any_allowed = false;
       for (std::size_t j = 0; j < row.cols; ++j) {
+        row(0, j) = scale * row(0, j);
+        if (bias.data) row(0, j) += bias(i, j);
         if (mask.allows(i, j)) any_allowed = true;
         else row(0, j) = -std::numeric_limits<T>::infinity();
       }
-    if (any_allowed) softmax_rows(row, Mat<const T>(row));
-    else std::fill(row.data, row.data + row.cols, T(0));
+      if (any_allowed) softmax_rows(row, Mat<const T>(row));
+      else std::fill(row.data, row.data + row.cols, T(0));
+    }
   }
-  matmul_nn(out, Mat<const T>(weights), v);
+  matmul_nn(out, Mat<const T>(weights), v);                          // O = P V
 }
 
 // Backward: the forward passes in reverse, given dO = ∂L/∂O (nq, dv) and the forward's P.

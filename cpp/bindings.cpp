@@ -8,12 +8,19 @@
 //            outputLength(slot) give the address and length) before the next call;
 //   errors   an operation returns "" on success, or "CODE\tfn: message"; no C++ exception ever
 //            crosses into JavaScript, and the module stays usable after any error.
+//   lending  workspaceAlloc(n) → address of an engine-owned block that JS views in place
+//            (engine.workspace); before an operation, lendInput(slot, address, n) makes an input
+//            slot read from a block instead of its vector, and lendOutput(slot, address, n) makes
+//            the operation write that output there (softmax and attention only). A loan lasts
+//            for the next operation only; each is checked to lie inside a live block and an
+//            output loan not to overlap any other loan.
 // No emscripten::val anywhere: the module links with -sDYNAMIC_EXECUTION=0 and so needs no
 // 'unsafe-eval' under a Content-Security-Policy.
 #include <emscripten/bind.h>
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <new>
 #include <string>
 #include <vector>
@@ -31,10 +38,23 @@ std::vector<float> out_f32[5];
 std::vector<std::uint32_t> out_counts;
 std::array<double, 8> out_summary;
 
-Vec<const float> in(int slot) { return {in_f32[slot].data(), in_f32[slot].size()}; }
+// Workspace blocks by address, and this operation's loans (empty view: none).
+std::map<std::uintptr_t, std::vector<float>> blocks;
+std::array<Vec<float>, 5> lent_in, lent_out;
+
+Vec<const float> in(int slot) {
+  return lent_in[slot].data ? Vec<const float>(lent_in[slot]) : Vec<const float>{in_f32[slot].data(), in_f32[slot].size()};
+}
+// Output slot `slot`: the loan if there is one (`name` is how JavaScript calls it), else the vector.
+api::Out out(int slot, const char* name) {
+  return lent_out[slot].data ? api::Out(lent_out[slot], name) : api::Out(out_f32[slot]);
+}
 
 template <class F>
 std::string guarded(F&& f) {
+  struct EndLoans {  // every loan ends with the operation, however it ends
+    ~EndLoans() { lent_in.fill({}); lent_out.fill({}); }
+  } end_loans;
   try {
     f();
     return {};
@@ -61,7 +81,47 @@ std::uintptr_t input_slot(std::vector<T>& slot, double n) {
   return reinterpret_cast<std::uintptr_t>(slot.data());
 }
 std::uintptr_t input_f32(int slot, double n) {
-  return slot >= 0 && slot < int(in_f32.size()) ? input_slot(in_f32[slot], n) : 0;
+  if (!(slot >= 0 && slot < int(in_f32.size()))) return 0;
+  lent_in[slot] = {};
+  return input_slot(in_f32[slot], n);
+}
+
+std::uintptr_t workspace_alloc(double n) {
+  if (!(n >= 1 && n <= api::kMaxElements && n == double(std::size_t(n)))) return 0;
+  try {
+    std::vector<float> block(static_cast<std::size_t>(n));
+    const auto address = reinterpret_cast<std::uintptr_t>(block.data());
+    blocks.emplace(address, std::move(block));
+    return address;
+  } catch (const std::bad_alloc&) {
+    return 0;
+  }
+}
+void workspace_free(std::uintptr_t address) { blocks.erase(address); }
+
+// [address, address + n floats) inside one live block, as a view; empty if not.
+Vec<float> block_range(std::uintptr_t address, double n) {
+  auto it = blocks.upper_bound(address);
+  if (it == blocks.begin() || !(n >= 1 && n <= api::kMaxElements)) return {};
+  --it;
+  const std::uintptr_t offset = address - it->first;
+  if (offset % sizeof(float) != 0 || offset / sizeof(float) + std::size_t(n) > it->second.size()) return {};
+  return {it->second.data() + offset / sizeof(float), std::size_t(n)};
+}
+bool overlaps(Vec<float> a, Vec<float> b) { return a.data && b.data && a.data < b.data + b.size && b.data < a.data + a.size; }
+
+bool lend_input(int slot, std::uintptr_t address, double n) {
+  if (!(slot >= 0 && slot < int(lent_in.size()))) return false;
+  lent_in[slot] = block_range(address, n);
+  return lent_in[slot].data != nullptr;
+}
+bool lend_output(int slot, std::uintptr_t address, double n) {
+  if (!(slot >= 0 && slot < int(lent_out.size()))) return false;
+  const Vec<float> v = block_range(address, n);
+  for (std::size_t i = 0; i < lent_in.size(); ++i)
+    if (overlaps(v, lent_in[i]) || overlaps(v, lent_out[i])) return false;
+  lent_out[slot] = v;
+  return v.data != nullptr;
 }
 std::uintptr_t input_mask(double n) { return input_slot(in_mask, n); }
 bool out_slot(int slot) { return slot >= 0 && slot < 5; }
@@ -72,10 +132,10 @@ double output_counts_length() { return double(out_counts.size()); }
 std::uintptr_t output_summary() { return reinterpret_cast<std::uintptr_t>(out_summary.data()); }
 
 std::string softmax(double rows, double cols, int kind) {
-  return guarded([&] { api::softmax(out_f32[0], in(0), rows, cols, static_cast<api::SoftmaxKind>(kind)); });
+  return guarded([&] { api::softmax(out(0, "out"), in(0), rows, cols, static_cast<api::SoftmaxKind>(kind)); });
 }
 std::string softmax_backward(double rows, double cols) {
-  return guarded([&] { api::softmax_backward(out_f32[0], in(0), in(1), rows, cols); });
+  return guarded([&] { api::softmax_backward(out(0, "out"), in(0), in(1), rows, cols); });
 }
 std::string row_stats(double rows, double cols) {
   return guarded([&] { api::row_stats(out_f32[0], out_f32[1], in(0), rows, cols); });
@@ -96,13 +156,14 @@ api::AttentionArgs attention_args(double nq, double nk, double dk, double dv, do
 std::string attention(double nq, double nk, double dk, double dv, double scale, bool has_scale,
                       bool causal, bool has_mask, bool has_bias) {
   return guarded([&] {
-    api::attention(out_f32[0], out_f32[1], attention_args(nq, nk, dk, dv, scale, has_scale, causal, has_mask, has_bias));
+    api::attention(out(0, "out.output"), out(1, "out.weights"),
+                   attention_args(nq, nk, dk, dv, scale, has_scale, causal, has_mask, has_bias));
   });
 }
 std::string attention_backward(double nq, double nk, double dk, double dv, double scale,
                                bool has_scale, bool causal, bool has_mask, bool has_bias) {
   return guarded([&] {
-    api::attention_backward(out_f32[0], out_f32[1], out_f32[2],
+    api::attention_backward(out(0, "out.gradQ"), out(1, "out.gradK"), out(2, "out.gradV"),
                             attention_args(nq, nk, dk, dv, scale, has_scale, causal, has_mask, has_bias), in(3));
   });
 }
@@ -173,6 +234,10 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   function("arch", &arch);
   function("inputF32", &input_f32);
   function("inputMask", &input_mask);
+  function("workspaceAlloc", &workspace_alloc);
+  function("workspaceFree", &workspace_free);
+  function("lendInput", &lend_input);
+  function("lendOutput", &lend_output);
   function("outputF32", &output_f32);
   function("outputLength", &output_length);
   function("outputCounts", &output_counts);

@@ -24,11 +24,13 @@ void matmul_nt(Mat<float> out, Mat<const float> a, Mat<const float> b);
 void matmul_nn(Mat<float> out, Mat<const float> a, Mat<const float> b);
 void matmul_tn(Mat<float> out, Mat<const float> a, Mat<const float> b);
 void softmax_rows(Mat<float> out, Mat<const float> x);
+void softmax_scaled_rows(Mat<float> out, Mat<const float> x, float scale);
 void softmax_naive_rows(Mat<float> out, Mat<const float> x);
 void log_softmax_rows(Mat<float> out, Mat<const float> x);
 void softmax_backward_rows(Mat<float> dx, Mat<const float> p, Mat<const float> dp);
 void row_entropy(Vec<float> out, Mat<const float> p);
 void row_max(Vec<float> out, Mat<const float> p);
+bool all_finite(Vec<const float> x, bool minus_inf_ok);
 
 template <class T> T dot(Vec<const T> a, Vec<const T> b) { return dot_ref(a, b); }
 template <class T> void scale(Mat<T> o, Mat<const T> x, T s) { scale_ref(o, x, s); }
@@ -36,6 +38,7 @@ template <class T> void matmul_nt(Mat<T> o, Mat<const T> a, Mat<const T> b) { ma
 template <class T> void matmul_nn(Mat<T> o, Mat<const T> a, Mat<const T> b) { matmul_nn_ref(o, a, b); }
 template <class T> void matmul_tn(Mat<T> o, Mat<const T> a, Mat<const T> b) { matmul_tn_ref(o, a, b); }
 template <class T> void softmax_rows(Mat<T> o, Mat<const T> x) { softmax_rows_ref(o, x); }
+template <class T> void softmax_scaled_rows(Mat<T> o, Mat<const T> x, T s) { softmax_scaled_rows_ref(o, x, s); }
 template <class T> void softmax_backward_rows(Mat<T> dx, Mat<const T> p, Mat<const T> dp) {
   softmax_backward_rows_ref(dx, p, dp);
 }

@@ -89,6 +89,16 @@ void softmax_rows_ref(Mat<T> out, Mat<const no_deduce<T>> x) {
   }
 }
 
+// Softmax of scale·x, row by row: attention's scale pass fused into its softmax.
+// pass 1: w_j = scale · x_j, rounded as a separate scale pass rounds it (eq:scaling-choices)
+// then softmax_rows_ref of w, so the result is exactly the composition's
+template <class T>
+void softmax_scaled_rows_ref(Mat<T> out, Mat<const no_deduce<T>> x, T scale) {
+  ATTN_CHECK(same_shape(out, x));
+  for (std::size_t i = 0; i < x.size(); ++i) out.data[i] = scale * x.data[i];
+  softmax_rows_ref(out, Mat<const T>(out));
+}
+
 // The naive softmax, kept on purpose: y_j = exp(x_j) / Σ_k exp(x_k). In float, exp overflows to
 // +inf above ln(FLT_MAX) ≈ 88.72, and inf/inf = NaN. Only the page's overflow demo calls it.
 template <class T>
@@ -156,6 +166,14 @@ void row_entropy_ref(Vec<T> out, Mat<const no_deduce<T>> p) {
       if (p(i, j) > 0) h -= p(i, j) * std::log(p(i, j));
     out[i] = h;
   }
+}
+
+// True when every x_i is finite, or −inf where minus_inf_ok: the checked API's value checks.
+template <class T>
+bool all_finite_ref(Vec<const T> x, bool minus_inf_ok) {
+  for (std::size_t i = 0; i < x.size; ++i)
+    if (!std::isfinite(x[i]) && !(minus_inf_ok && x[i] == -std::numeric_limits<T>::infinity())) return false;
+  return true;
 }
 
 // out_i = max_j p_ij

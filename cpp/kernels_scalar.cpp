@@ -14,6 +14,7 @@ void matmul_nt(Mat<float> o, Mat<const float> a, Mat<const float> b) { matmul_nt
 void matmul_nn(Mat<float> o, Mat<const float> a, Mat<const float> b) { matmul_nn_ref(o, a, b); }
 void matmul_tn(Mat<float> o, Mat<const float> a, Mat<const float> b) { matmul_tn_ref(o, a, b); }
 void softmax_rows(Mat<float> o, Mat<const float> x) { softmax_rows_ref(o, x); }
+void softmax_scaled_rows(Mat<float> o, Mat<const float> x, float s) { softmax_scaled_rows_ref(o, x, s); }
 void softmax_naive_rows(Mat<float> o, Mat<const float> x) { softmax_naive_rows_ref(o, x); }
 void log_softmax_rows(Mat<float> o, Mat<const float> x) { log_softmax_rows_ref(o, x); }
 void softmax_backward_rows(Mat<float> dx, Mat<const float> p, Mat<const float> dp) {
@@ -21,5 +22,6 @@ void softmax_backward_rows(Mat<float> dx, Mat<const float> p, Mat<const float> d
 }
 void row_entropy(Vec<float> o, Mat<const float> p) { row_entropy_ref(o, p); }
 void row_max(Vec<float> o, Mat<const float> p) { row_max_ref(o, p); }
+bool all_finite(Vec<const float> x, bool minus_inf_ok) { return all_finite_ref(x, minus_inf_ok); }
 
 }  // namespace attnlab

@@ -20,64 +20,113 @@ namespace {
 using B = xsimd::batch<float>;
 constexpr std::size_t W = B::size;
 
-// e^x on a batch, with IEEE edges matching the scalar tail's std::exp: +inf exactly above
-// ln(FLT_MAX) ≈ 88.7228, correctly rounded subnormals down to e^−103.97, 0 below, NaN kept.
-// (xsimd 8.1's exp saturates to +inf at 88.376 and to 0 at −88.376, so a batch and its scalar
-// tail disagreed near both ends.)
-//   k = round(x·log2 e), r = x − k·ln2 in two parts (Cody–Waite), |r| <= ln2/2
+// e^x in two parts shared by the two batch exps below.
+//   k = round(x·log2 e) by the shifter trick: t = x·log2 e + (1.5·2²³ + b) holds k + b in its low
+//   mantissa bits, rounded to nearest, and k = t − (1.5·2²³ + b) exactly (a float→int conversion
+//   would cost more: wasm has no rounding one, and Emscripten emulates _mm_cvtps_epi32 lane by lane)
+//   r = x − k·ln2 in two parts (Cody–Waite: k·0.693359375 is exact for |k| < 2¹⁵), |r| <= ln2/2
 //   e^r = 1 + r + r²·p(r), p of degree 5 (Cephes expf, ≈ 1 ulp)
-//   e^x = e^r · 2^⌊k/2⌋ · 2^(k − ⌊k/2⌋): both factors are normal floats for k in [−150, 129], so
-//   the only rounding past the polynomial is the last product's, into the subnormals if need be.
-B exp_batch(B x) {
-  using I = xsimd::batch<std::int32_t>;
-  const B xc = xsimd::min(xsimd::max(x, B(-104.f)), B(89.f));  // beyond: 0 and +inf anyway
-  // round(x·log2 e) by the shifter trick: adding 1.5·2²³ leaves k in the low mantissa bits,
-  // rounded to nearest. (A float→int conversion would cost more: wasm has no rounding one, and
-  // Emscripten emulates _mm_cvtps_epi32 lane by lane.)
-  const B shifter(12582912.f);
-  const B kf = xc * B(1.44269504088896341f) + shifter;
-  const B k = kf - shifter;
-  const B r = (xc - k * B(0.693359375f)) - k * B(-2.12194440e-4f);
+// Returns e^r and leaves t for the caller to build 2^k from.
+inline B exp_reduced(B x, B shifter, B& t) {
+  t = x * B(1.44269504088896341f) + shifter;
+  const B k = t - shifter;
+  const B r = (x - k * B(0.693359375f)) - k * B(-2.12194440e-4f);
   B p(1.9875691500e-4f);
   p = p * r + B(1.3981999507e-3f);
   p = p * r + B(8.3334519073e-3f);
   p = p * r + B(4.1665795894e-2f);
   p = p * r + B(1.6666665459e-1f);
   p = p * r + B(5.0000001201e-1f);
-  const B er = (r * r) * p + r + B(1.f);
-  const I ki = xsimd::bitwise_cast<I>(kf) - xsimd::bitwise_cast<I>(shifter), k1 = ki >> 1, k2 = ki - k1;
-  const B s1 = xsimd::bitwise_cast<B>((k1 + I(127)) << 23), s2 = xsimd::bitwise_cast<B>((k2 + I(127)) << 23);
-  return xsimd::select(x != x, x, (er * s1) * s2);
+  return (r * r) * p + r + B(1.f);
 }
 
-// max_j x_j
-float max_of(const float* x, std::size_t n) {
-  float m = -std::numeric_limits<float>::infinity();
+// e^x for any x, with IEEE edges matching the scalar tail's std::exp: +inf exactly above
+// ln(FLT_MAX) ≈ 88.7228, correctly rounded subnormals down to e^−103.97, 0 below, NaN kept.
+// (xsimd 8.1's exp saturates to +inf at 88.376 and to 0 at −88.376, so a batch and its scalar
+// tail disagreed near both ends.)
+//   x clamped to [−104, 89] (beyond: 0 and +inf anyway); x goes second to max and min, whose
+//   SSE form (and wasm's lowering of it) returns the second operand when either is NaN: NaN stays
+//   NaN through every step below
+//   e^x = e^r · 2^⌊k/2⌋ · 2^(k − ⌊k/2⌋): both factors are normal floats for k in [−150, 129], so
+//   the only rounding past the polynomial is the last product's, into the subnormals if need be.
+B exp_batch(B x) {
+  using I = xsimd::batch<std::int32_t>;
+  const B shifter(12582912.f);  // 1.5·2²³: b = 0
+  B t;
+  const B er = exp_reduced(xsimd::min(B(89.f), xsimd::max(B(-104.f), x)), shifter, t);
+  const I ki = xsimd::bitwise_cast<I>(t) - xsimd::bitwise_cast<I>(shifter), k1 = ki >> 1, k2 = ki - k1;
+  const B s1 = xsimd::bitwise_cast<B>((k1 + I(127)) << 23), s2 = xsimd::bitwise_cast<B>((k2 + I(127)) << 23);
+  return (er * s1) * s2;
+}
+
+// e^z for z <= 0 (or NaN): the softmax's arguments z = x − max, where one power of two will do.
+//   z clamped to [−104, 0] as above (e^−104 < half the least subnormal), so k in [−150, 0]; with
+//   b = 127 + 64, t's bits shifted left by 23 are exactly the float 2^(k+64), a normal one; then
+//   e^z = (e^r · 2^(k+64)) · 2^−64: the first product is exact, the second the only rounding past
+//   the polynomial, as in exp_batch, whose value this is, without its upper clamp and second factor.
+B exp_nonpositive(B z) {
+  using I = xsimd::batch<std::int32_t>;
+  B t;
+  const B er = exp_reduced(xsimd::max(B(-104.f), z), B(12582912.f + 191.f), t);
+  return (er * xsimd::bitwise_cast<B>(xsimd::bitwise_cast<I>(t) << 23)) * B(0x1p-64f);
+}
+
+// max_j x_j (Max) or min_j x_j, with four accumulators so that successive compare-selects overlap
+template <bool Max>
+float extreme_of(const float* x, std::size_t n) {
+  auto pick = [](B a, B b) { return Max ? xsimd::max(a, b) : xsimd::min(a, b); };
+  auto pick1 = [](float a, float b) { return Max ? std::max(a, b) : std::min(a, b); };
+  float m = Max ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
   std::size_t j = 0;
-  if (n >= W) {
-    B acc = B::load_unaligned(x);
-    for (j = W; j + W <= n; j += W) acc = xsimd::max(acc, B::load_unaligned(x + j));
+  if (n >= 4 * W) {
+    B a0 = B::load_unaligned(x), a1 = B::load_unaligned(x + W), a2 = B::load_unaligned(x + 2 * W),
+      a3 = B::load_unaligned(x + 3 * W);
+    for (j = 4 * W; j + 4 * W <= n; j += 4 * W) {
+      a0 = pick(a0, B::load_unaligned(x + j));
+      a1 = pick(a1, B::load_unaligned(x + j + W));
+      a2 = pick(a2, B::load_unaligned(x + j + 2 * W));
+      a3 = pick(a3, B::load_unaligned(x + j + 3 * W));
+    }
     alignas(64) float lanes[W];
-    acc.store_aligned(lanes);
-    for (float v : lanes) m = std::max(m, v);
+    pick(pick(a0, a1), pick(a2, a3)).store_aligned(lanes);
+    for (float v : lanes) m = pick1(m, v);
   }
-  for (; j < n; ++j) m = std::max(m, x[j]);
+  for (; j < n; ++j) m = pick1(m, x[j]);
   return m;
 }
+float max_of(const float* x, std::size_t n) { return extreme_of<true>(x, n); }
 
-// y_j = exp(x_j − m), returns Σ_j y_j
-float exp_sub_sum(float* y, const float* x, std::size_t n, float m) {
-  const B mb(m);
+// y_j = e^(s·x_j − m), returns Σ_j y_j, for m = max_j s·x_j: every argument is <= 0. Unscaled
+// (s = 1) it skips the multiplication.
+template <bool Scaled>
+float exp_sub_sum(float* y, const float* x, std::size_t n, float s, float m) {
+  const B sb(s), mb(m);
   B acc(0.f);
   std::size_t j = 0;
   for (; j + W <= n; j += W) {
-    const B e = exp_batch(B::load_unaligned(x + j) - mb);
+    const B xj = B::load_unaligned(x + j);
+    const B e = exp_nonpositive((Scaled ? sb * xj : xj) - mb);
     e.store_unaligned(y + j);
     acc += e;
   }
-  float s = xsimd::hadd(acc);
-  for (; j < n; ++j) s += (y[j] = std::exp(x[j] - m));
-  return s;
+  float sum = xsimd::hadd(acc);
+  for (; j < n; ++j) sum += (y[j] = std::exp((Scaled ? s * x[j] : x[j]) - m));
+  return sum;
+}
+
+// One row of softmax(s·x), as softmax_scaled_rows_ref computes it (Scaled false: s = 1).
+// pass 1: m = max_j s·x_j = s·max_j x_j for s >= 0 (float rounding is monotone), s·min_j x_j for
+//         s < 0, so the pass needs no multiplication
+// pass 2: y_j = e^(s·x_j − m); s·x_j − m <= 0, so y_j in [0, 1] and y_argmax = 1: no overflow
+// pass 3: y_j *= 1 / Σ_k y_k
+template <bool Scaled>
+void softmax_row(float* y, const float* x, std::size_t n, float s) {
+  const float m = !Scaled ? max_of(x, n) : s >= 0 ? s * max_of(x, n) : s * extreme_of<false>(x, n);
+  const float inv = 1.f / exp_sub_sum<Scaled>(y, x, n, s, m);
+  const B invb(inv);
+  std::size_t j = 0;
+  for (; j + W <= n; j += W) (B::load_unaligned(y + j) * invb).store_unaligned(y + j);
+  for (; j < n; ++j) y[j] *= inv;
 }
 
 // y_j = exp(x_j), returns Σ_j y_j                         (the naive softmax's only pass)
@@ -102,15 +151,6 @@ void affine(float* y, const float* x, std::size_t n, float a, float b) {
   for (; j < n; ++j) y[j] = a * x[j] + b;
 }
 
-// y += a · x
-void axpy(float* y, float a, const float* x, std::size_t n) {
-  const B ab(a);
-  std::size_t j = 0;
-  for (; j + W <= n; j += W)
-    xsimd::fma(ab, B::load_unaligned(x + j), B::load_unaligned(y + j)).store_unaligned(y + j);
-  for (; j < n; ++j) y[j] += a * x[j];
-}
-
 }  // namespace
 
 const char* simd_arch() { return xsimd::default_arch::name(); }
@@ -133,71 +173,11 @@ void scale(Mat<float> out, Mat<const float> x, float s) {
   affine(out.data, x.data, x.size(), s, 0.f);
 }
 
-// Register tiles for the two matrix products of attention's forward pass.
+// Register tiles for the matrix products of attention (forward: Q·Kᵀ, P·V; backward: Pᵀ·dO, dSᵀ·Q,
+// dS·K, dO·Vᵀ), all on one micro-kernel.
 //
-// Q·Kᵀ (matmul_nt) is a grid of dot products over the shared index p, both operands walking
-// contiguous rows. Its micro-kernel takes NT_MR rows of a and W rows of b (W keys) and keeps
-// NT_MR·W batch accumulators, acc[r][c] += a_r[p:p+W] ⊙ b_c[p:p+W]; at the end xsimd::haddp turns
-// the W accumulators of row r into one batch of W dot products (out_r[j:j+W]), then the scalar
-// tail adds the last k mod W terms. Keys are cache-blocked so that a block of b stays in L1/L2
-// while every row block of a passes over it.
-//   loads per tile step: NT_MR + W batches for NT_MR·W multiply-adds (2 rows: 6 loads, 8 mul+add;
-//   2 rows measured faster than 1, 3 or 4 in V8: 4 rows need 16 accumulators + 5 operands, more
-//   than the 16 xmm registers V8 allocates, and spill)
-constexpr std::size_t NT_MR = 2;           // rows of a per tile (NT_MR·W accumulators)
-constexpr std::size_t NT_BLOCK = 1 << 15;  // bytes of b per key block
-
-// out[r][0:W] = a_r · b_c for r < MR rows of a and the W rows b_0 … b_(W−1)
-template <std::size_t MR>
-inline void nt_tile(float* out, std::size_t ldo, const float* a, const float* b, std::size_t k) {
-  B acc[MR][W];
-  for (std::size_t r = 0; r < MR; ++r)
-    for (std::size_t c = 0; c < W; ++c) acc[r][c] = B(0.f);
-  std::size_t p = 0;
-  for (; p + W <= k; p += W) {
-    B av[MR];
-    for (std::size_t r = 0; r < MR; ++r) av[r] = B::load_unaligned(a + r * k + p);
-    for (std::size_t c = 0; c < W; ++c) {
-      const B bv = B::load_unaligned(b + c * k + p);
-      for (std::size_t r = 0; r < MR; ++r) acc[r][c] = xsimd::fma(av[r], bv, acc[r][c]);
-    }
-  }
-  for (std::size_t r = 0; r < MR; ++r) {
-    B s = xsimd::haddp(acc[r]);  // lane c = Σ lanes of acc[r][c]
-    if (p < k) {                 // the last k mod W terms, one lane per key
-      alignas(64) float tail[W];
-      for (std::size_t c = 0; c < W; ++c) {
-        float t = 0.f;
-        for (std::size_t q = p; q < k; ++q) t += a[r * k + q] * b[c * k + q];
-        tail[c] = t;
-      }
-      s += B::load_aligned(tail);
-    }
-    s.store_unaligned(out + r * ldo);
-  }
-}
-
-// out_ij = a_i · b_j, out (m, n), a (m, k), b (n, k): register tiles of NT_MR rows × W keys,
-// keys cache-blocked. Summation order differs from the reference's (γ_k-bounded, as any order).
-void matmul_nt(Mat<float> out, Mat<const float> a, Mat<const float> b) {
-  ATTN_CHECK(can_matmul_nt(out, a, b));
-  const std::size_t m = a.rows, n = b.rows, k = a.cols;
-  const std::size_t kb = std::max(W, NT_BLOCK / (sizeof(float) * std::max<std::size_t>(k, 1)) / W * W);
-  const std::size_t n_full = n / W * W;  // keys in whole tiles
-  for (std::size_t j0 = 0; j0 < n_full; j0 += kb) {
-    const std::size_t j1 = std::min(n_full, j0 + kb);
-    std::size_t i = 0;
-    for (; i + NT_MR <= m; i += NT_MR)
-      for (std::size_t j = j0; j < j1; j += W) nt_tile<NT_MR>(out.data + i * n + j, n, a.row(i), b.row(j), k);
-    for (; i < m; ++i)
-      for (std::size_t j = j0; j < j1; j += W) nt_tile<1>(out.data + i * n + j, n, a.row(i), b.row(j), k);
-  }
-  for (std::size_t i = 0; i < m; ++i)  // the last n mod W keys: one dot product each
-    for (std::size_t j = n_full; j < n; ++j) out(i, j) = dot(a.row_vec(i), b.row_vec(j));
-}
-
-// P·V (matmul_nn) is tiled the other way: NN_MR rows of a × NN_NR batches of b's columns, with
-// NN_MR·NN_NR accumulators, acc[r][c] += broadcast(a_rp) ⊙ b_p[j + cW : j + (c+1)W] for p = 0, 1, …
+// P·V (matmul_nn): tiles of NN_MR rows of a × NN_NR batches of b's columns, with NN_MR·NN_NR
+// accumulators, acc[r][c] += broadcast(a_rp) ⊙ b_p[j + cW : j + (c+1)W] for p = 0, 1, …
 // Every output still accumulates a_i0 b_0j + a_i1 b_1j + … in the order of p, with one multiply
 // and one add per term starting from 0, exactly as the row-axpy form did and as matmul_nn_ref
 // does: tiling changes which outputs are computed together, not any output's operations, so the
@@ -208,24 +188,37 @@ void matmul_nt(Mat<float> out, Mat<const float> a, Mat<const float> b) {
 // stored and reloaded exactly, so the order of p is kept.
 //   loads per tile step: NN_NR batches + NN_MR broadcasts for NN_MR·NN_NR multiply-adds (2 × 4:
 //   6 loads for 8 mul+add, 8 accumulators; measured in V8 against 4×2, 3×3, 4×3 and 6×2)
-constexpr std::size_t NN_MR = 2;           // rows of a per tile
+// Pᵀ·dO and dSᵀ·Q (matmul_tn, out = aᵀ b) are the same product with a read transposed: the
+// broadcast a_rp is a(p, i + r), MR neighbours in row p of a instead of a column; TransA says so.
+constexpr std::size_t NN_MR = 2;           // rows of out per tile
 constexpr std::size_t NN_NR = 4;           // batches of b's columns per tile (NN_NR·W columns)
 constexpr std::size_t NN_BLOCK = 1 << 17;  // bytes of b per block of the inner index
 
-// out[r][0 : NR·W] (+)= Σ_p a_rp b_p[0 : NR·W] for r < MR, p in [p0, p1), in the order of p;
-// the first block (p0 = 0) starts from 0, the others from the partial sums in out
-template <std::size_t MR, std::size_t NR>
-inline void nn_tile(float* out, std::size_t ldo, const float* a, std::size_t lda, const float* b,
-                    std::size_t ldb, std::size_t p0, std::size_t p1) {
+// The (m, k) left operand A of out = A b: a itself (a is (m, k)), or aᵀ (TransA: a is (k, m)).
+template <bool TransA>
+struct Left {
+  Mat<const float> a;
+  std::size_t rows() const { return TransA ? a.cols : a.rows; }
+  std::size_t inner() const { return TransA ? a.rows : a.cols; }
+  float operator()(std::size_t i, std::size_t p) const { return TransA ? a(p, i) : a(i, p); }
+};
+
+// out[r][0 : NR·W] (+)= Σ_p A_(i+r)p b_p[0 : NR·W] for r < MR, p in [p0, p1), in the order of p;
+// from 0 if `fresh` (the first block of p), else from the partial sums in out
+template <std::size_t MR, std::size_t NR, bool TransA>
+inline void nn_tile(float* out, std::size_t ldo, Left<TransA> a, std::size_t i, const float* b,
+                    std::size_t ldb, std::size_t p0, std::size_t p1, bool fresh) {
   B acc[MR][NR];
   for (std::size_t r = 0; r < MR; ++r)
-    for (std::size_t c = 0; c < NR; ++c) acc[r][c] = p0 == 0 ? B(0.f) : B::load_unaligned(out + r * ldo + c * W);
+    for (std::size_t c = 0; c < NR; ++c) acc[r][c] = fresh ? B(0.f) : B::load_unaligned(out + r * ldo + c * W);
+  const std::size_t lda = a.a.cols;
+  const float* ap = TransA ? a.a.row(p0) + i : a.a.row(i) + p0;  // A_ip0
   const float* bp = b + p0 * ldb;
-  for (std::size_t p = p0; p < p1; ++p, bp += ldb) {
+  for (std::size_t p = p0; p < p1; ++p, bp += ldb, ap += TransA ? lda : 1) {
     B bv[NR];
     for (std::size_t c = 0; c < NR; ++c) bv[c] = B::load_unaligned(bp + c * W);
     for (std::size_t r = 0; r < MR; ++r) {
-      const B ar(a[r * lda + p]);
+      const B ar(ap[TransA ? r : r * lda]);  // A_(i+r)p
       for (std::size_t c = 0; c < NR; ++c) acc[r][c] = xsimd::fma(ar, bv[c], acc[r][c]);
     }
   }
@@ -234,20 +227,20 @@ inline void nn_tile(float* out, std::size_t ldo, const float* a, std::size_t lda
 }
 
 // MR rows of out from row i, the inner block [p0, p1): whole tiles, then single batches
-template <std::size_t MR>
-inline void nn_rows(Mat<float> out, Mat<const float> a, Mat<const float> b, std::size_t i,
+template <std::size_t MR, bool TransA>
+inline void nn_rows(Mat<float> out, Left<TransA> a, Mat<const float> b, std::size_t i,
                     std::size_t n_full, std::size_t p0, std::size_t p1) {
-  const std::size_t k = a.cols, n = b.cols;
+  const std::size_t n = b.cols;
   std::size_t j = 0;
-  for (; j + NN_NR * W <= n_full; j += NN_NR * W) nn_tile<MR, NN_NR>(out.row(i) + j, n, a.row(i), k, b.data + j, n, p0, p1);
-  for (; j < n_full; j += W) nn_tile<MR, 1>(out.row(i) + j, n, a.row(i), k, b.data + j, n, p0, p1);
+  for (; j + NN_NR * W <= n_full; j += NN_NR * W) nn_tile<MR, NN_NR>(out.row(i) + j, n, a, i, b.data + j, n, p0, p1, p0 == 0);
+  for (; j < n_full; j += W) nn_tile<MR, 1>(out.row(i) + j, n, a, i, b.data + j, n, p0, p1, p0 == 0);
 }
 
-// out_i = Σ_p a_ip b_p, out (m, n), a (m, k), b (k, n): register tiles, the inner index in L2
-// blocks; each output summed in the order of p, bit-identical to matmul_nn_ref (above).
-void matmul_nn(Mat<float> out, Mat<const float> a, Mat<const float> b) {
-  ATTN_CHECK(can_matmul_nn(out, a, b));
-  const std::size_t m = a.rows, n = b.cols, k = a.cols;
+// out_i = Σ_p A_ip b_p, out (m, n), A (m, k), b (k, n): register tiles, the inner index in L2
+// blocks; each output summed in the order of p, bit-identical to matmul_nn_ref / matmul_tn_ref.
+template <bool TransA>
+void matmul_xn(Mat<float> out, Left<TransA> a, Mat<const float> b) {
+  const std::size_t m = a.rows(), n = b.cols, k = a.inner();
   const std::size_t kc = std::max<std::size_t>(16, NN_BLOCK / (sizeof(float) * std::max<std::size_t>(n, 1)));
   const std::size_t n_full = n / W * W;  // columns in whole batches
   if (k == 0) std::fill(out.data, out.data + out.size(), 0.f);
@@ -265,22 +258,63 @@ void matmul_nn(Mat<float> out, Mat<const float> a, Mat<const float> b) {
     }
 }
 
-// out_i = Σ_p a_pi b_p: each row p of a and b adds a rank-1 update.
-void matmul_tn(Mat<float> out, Mat<const float> a, Mat<const float> b) {
-  ATTN_CHECK(can_matmul_tn(out, a, b));
-  std::fill(out.data, out.data + out.size(), 0.f);
-  for (std::size_t p = 0; p < a.rows; ++p)
-    for (std::size_t i = 0; i < a.cols; ++i) axpy(out.row(i), a(p, i), b.row(p), b.cols);
+void matmul_nn(Mat<float> out, Mat<const float> a, Mat<const float> b) {
+  ATTN_CHECK(can_matmul_nn(out, a, b));
+  matmul_xn(out, Left<false>{a}, b);
 }
 
-// Softmax composed from row primitives: max, exp-subtract-sum, scale (see softmax_rows_ref).
+void matmul_tn(Mat<float> out, Mat<const float> a, Mat<const float> b) {
+  ATTN_CHECK(can_matmul_tn(out, a, b));
+  matmul_xn(out, Left<true>{a}, b);
+}
+
+// Q·Kᵀ (matmul_nt, out_ij = a_i · b_j) is the same micro-kernel on bᵀ: a panel of NT_KEYS keys ×
+// up to NT_KC of the shared index is packed as bᵀ, (p, key) row-major, on the stack (16 KiB: no
+// allocation), then every pair of rows of a passes over it, broadcasting a_ip against four
+// batches of the panel's row p; a longer shared index goes in blocks, the partial sums waiting
+// in out. Each panel is packed once and read from L1 by every row of a. Keys left over after
+// whole panels go in panels of W keys, and the last n mod W keys as single dot products.
+// Summation order differs from the reference's (γ_k-bounded, as any order).
+constexpr std::size_t NT_KEYS = NN_NR * W;  // keys per panel
+constexpr std::size_t NT_KC = 1024 / W;     // rows of the panel: NT_KC·NT_KEYS floats = 16 KiB
+
+// out[:, j : j + NR·W] = a · b[j : j + NR·W]ᵀ for NR·W keys from key j
+template <std::size_t NR>
+void nt_panel(Mat<float> out, Mat<const float> a, Mat<const float> b, std::size_t j, float* panel) {
+  const std::size_t m = a.rows, n = b.rows, k = a.cols, keys = NR * W;
+  for (std::size_t p0 = 0; p0 < k; p0 += NT_KC) {
+    const std::size_t kc = std::min(NT_KC, k - p0);
+    for (std::size_t c = 0; c < keys; ++c)  // panel[p][c] = b(j + c, p0 + p)
+      for (std::size_t p = 0; p < kc; ++p) panel[p * keys + c] = b(j + c, p0 + p);
+    const Left<false> ap{{a.data + p0, m, k}};  // A_ip = a(i, p0 + p)
+    std::size_t i = 0;
+    for (; i + NN_MR <= m; i += NN_MR) nn_tile<NN_MR, NR>(out.row(i) + j, n, ap, i, panel, keys, 0, kc, p0 == 0);
+    for (; i < m; ++i) nn_tile<1, NR>(out.row(i) + j, n, ap, i, panel, keys, 0, kc, p0 == 0);
+  }
+}
+
+void matmul_nt(Mat<float> out, Mat<const float> a, Mat<const float> b) {
+  ATTN_CHECK(can_matmul_nt(out, a, b));
+  const std::size_t m = a.rows, n = b.rows;
+  alignas(64) float panel[NT_KC * NT_KEYS];
+  if (a.cols == 0) std::fill(out.data, out.data + out.size(), 0.f);
+  std::size_t j = 0;
+  for (; j + NT_KEYS <= n; j += NT_KEYS) nt_panel<NN_NR>(out, a, b, j, panel);
+  for (; j + W <= n; j += W) nt_panel<1>(out, a, b, j, panel);
+  for (std::size_t i = 0; i < m; ++i)  // the last n mod W keys: one dot product each
+    for (std::size_t jj = j; jj < n; ++jj) out(i, jj) = dot(a.row_vec(i), b.row_vec(jj));
+}
+
+// Softmax composed from row passes (softmax_row above): max, exp-subtract-sum, scale.
 void softmax_rows(Mat<float> out, Mat<const float> x) {
   ATTN_CHECK(same_shape(out, x));
-  for (std::size_t i = 0; i < x.rows; ++i) {
-    const float m = max_of(x.row(i), x.cols);
-    const float s = exp_sub_sum(out.row(i), x.row(i), x.cols, m);
-    affine(out.row(i), out.row(i), x.cols, 1.f / s, 0.f);
-  }
+  for (std::size_t i = 0; i < x.rows; ++i) softmax_row<false>(out.row(i), x.row(i), x.cols, 1.f);
+}
+
+// softmax(scale·x): attention's scale pass fused into the row passes, one read of x per pass
+void softmax_scaled_rows(Mat<float> out, Mat<const float> x, float scale) {
+  ATTN_CHECK(same_shape(out, x));
+  for (std::size_t i = 0; i < x.rows; ++i) softmax_row<true>(out.row(i), x.row(i), x.cols, scale);
 }
 
 void softmax_naive_rows(Mat<float> out, Mat<const float> x) {
@@ -295,7 +329,7 @@ void log_softmax_rows(Mat<float> out, Mat<const float> x) {
   ATTN_CHECK(same_shape(out, x));
   for (std::size_t i = 0; i < x.rows; ++i) {
     const float m = max_of(x.row(i), x.cols);
-    const float ls = std::log(exp_sub_sum(out.row(i), x.row(i), x.cols, m));  // out used as scratch
+    const float ls = std::log(exp_sub_sum<false>(out.row(i), x.row(i), x.cols, 1.f, m));  // out as scratch
     // (x − m) − log s, not x − (m + log s): x − m is exact near the max, and m + log s would round
     // to the ulp of m (2⁻¹⁰ at m = 10⁴)
     const float* xi = x.row(i);
@@ -330,6 +364,29 @@ void row_entropy(Vec<float> out, Mat<const float> p) { row_entropy_ref(out, p); 
 void row_max(Vec<float> out, Mat<const float> p) {
   ATTN_CHECK(out.size == p.rows);
   for (std::size_t i = 0; i < p.rows; ++i) out[i] = max_of(p.row(i), p.cols);
+}
+
+// y − y is 0 for a finite y and NaN for ±inf and NaN, and NaN stays NaN through the sums: one
+// subtraction and one addition a batch, two accumulators. With minus_inf_ok, y = max(−FLT_MAX, x)
+// first (x second: NaN stays NaN, as in exp_batch), so −inf counts as finite.
+bool all_finite(Vec<const float> x, bool minus_inf_ok) {
+  const B lowest(-std::numeric_limits<float>::max());
+  auto nonfinite = [&](B v) {
+    const B y = minus_inf_ok ? xsimd::max(lowest, v) : v;
+    return y - y;
+  };
+  B acc0(0.f), acc1(0.f);
+  std::size_t i = 0;
+  for (; i + 2 * W <= x.size; i += 2 * W) {
+    acc0 += nonfinite(B::load_unaligned(x.data + i));
+    acc1 += nonfinite(B::load_unaligned(x.data + i + W));
+  }
+  if (i + W <= x.size) {
+    acc0 += nonfinite(B::load_unaligned(x.data + i));
+    i += W;
+  }
+  if (xsimd::hadd(acc0 + acc1) != 0.f) return false;
+  return all_finite_ref(Vec<const float>{x.data + i, x.size - i}, minus_inf_ok);
 }
 
 }  // namespace attnlab

@@ -63,8 +63,9 @@ void sample_softmax_rows(const SoftmaxRowStats& out, std::size_t dk, std::size_t
     Rng rng(seed, first + r);
     fill(Vec<float>{q.data(), dk}, rng, normal);
     fill(Vec<float>{keys.data(), n * dk}, rng, normal);
-    // s = scale · K q: (n, dk)·(1, dk)ᵀ
-    matmul_nt(Mat<float>{s.data(), n, 1}, Mat<const float>{keys.data(), n, dk}, Mat<const float>{q.data(), 1, dk});
+    // s = scale · q Kᵀ: (1, dk)·(n, dk)ᵀ, the shape in which engine.scores computes the page's
+    // rows, so that a row shown there is this row to the last bit
+    matmul_nt(Mat<float>{s.data(), 1, n}, Mat<const float>{q.data(), 1, dk}, Mat<const float>{keys.data(), n, dk});
     attnlab::scale(Mat<float>{s.data(), 1, n}, Mat<const float>{s.data(), 1, n}, scale);
     softmax_rows(Mat<float>{p.data(), 1, n}, Mat<const float>{s.data(), 1, n});
     // the statistics, in double

@@ -1,6 +1,7 @@
 // The checked API: every bad argument is an error that names it, and nothing is left broken.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -64,6 +65,25 @@ TEST_CASE("attention names the argument whose length does not fit the sizes", "[
   a.mask = {mask.data(), mask.size()};
   a.has_mask = true;
   CHECK(error_of([&] { api::attention(out, w, a); }) == "attention: mask has 7 elements, expected nq*nk = 800");
+}
+
+TEST_CASE("a lent output is written in place, and one of the wrong length is refused by its name", "[api]") {
+  const auto q = normals(3 * 4, 1), k = normals(5 * 4, 2), v = normals(5 * 2, 3);
+  api::AttentionArgs a;
+  a.q = {q.data(), q.size()};
+  a.k = {k.data(), k.size()};
+  a.v = {v.data(), v.size()};
+  a.nq = 3; a.nk = 5; a.dk = 4; a.dv = 2;
+  std::vector<float> out, w, lent_out(3 * 2, -1.f), lent_w(3 * 5 + 1, -1.f);
+  api::attention(out, w, a);
+  std::string code;
+  CHECK(error_of([&] { api::attention(api::Out({lent_out.data(), 6}, "out.output"), api::Out({lent_w.data(), 16}, "out.weights"), a); },
+                 &code) == "attention: out.weights has 16 elements, expected nq*nk = 15");
+  CHECK(code == "SHAPE_MISMATCH");
+  api::attention(api::Out({lent_out.data(), 6}, "out.output"), api::Out({lent_w.data(), 15}, "out.weights"), a);
+  CHECK(std::equal(out.begin(), out.end(), lent_out.begin()));  // the same computation, in place
+  CHECK(std::equal(w.begin(), w.end(), lent_w.begin()));
+  CHECK(lent_w[15] == -1.f);                                    // and nothing past the loan
 }
 
 TEST_CASE("sizes whose product would overflow are refused before any allocation", "[api]") {

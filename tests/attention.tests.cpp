@@ -2,6 +2,8 @@
 // backward pass against central differences, and the masks.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "attention.hpp"
 #include "support.hpp"
 
@@ -99,6 +101,39 @@ TEST_CASE("float attention forward and backward agree with the double compositio
   for (std::size_t i = 0; i < dq.size(); ++i) REQUIRE(dq[i] == Approx(g.dq[i]).margin(tol));
   for (std::size_t i = 0; i < dkk.size(); ++i) REQUIRE(dkk[i] == Approx(g.dk[i]).margin(tol));
   for (std::size_t i = 0; i < dv.size(); ++i) REQUIRE(dv[i] == Approx(g.dv[i]).margin(tol));
+}
+
+TEST_CASE("masked, causal and biased float attention agree with the double composition",
+          "[attention][eq:full-attention]") {
+  // attention_forward takes three paths: no mask (one fused scale-and-softmax pass over S), causal
+  // only (the softmax of each row's allowed prefix), and any keep mask or bias (row by row)
+  const int kind = GENERATE(0, 1, 2, 3, 4);  // none, causal, keep, bias, causal + keep + bias
+  const std::size_t nk = GENERATE(3, 9, 13), nq = 7, dk = 5, dv = 6;
+  const Problem p(nq, nk, dk, dv, 80);
+  std::vector<std::uint8_t> keep(nq * nk);
+  for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = (i * 7) % 5 != 0;
+  std::vector<double> biasd(nq * nk);
+  for (std::size_t i = 0; i < biasd.size(); ++i) biasd[i] = double(float(0.25 * std::sin(double(i))));
+  const std::vector<float> bias(biasd.begin(), biasd.end());
+  Mask mask;
+  mask.causal = kind == 1 || kind == 4;
+  if (kind == 2 || kind == 4) mask.keep = {keep.data(), nq, nk};
+  const bool biased = kind == 3 || kind == 4;
+  const double scale = 0.4;
+  std::vector<float> q(p.q.begin(), p.q.end()), k(p.k.begin(), p.k.end()), v(p.v.begin(), p.v.end());
+  std::vector<float> out(nq * dv), w(nq * nk);
+  std::vector<double> outd(nq * dv), wd(nq * nk);
+  attention_forward(mmat(out, nq, dv), mmat(w, nq, nk), cmat(q, nq, dk), cmat(k, nk, dk), cmat(v, nk, dv),
+                    float(scale), mask, biased ? cmat(bias, nq, nk) : Mat<const float>{});
+  attention_forward(mmat(outd, nq, dv), mmat(wd, nq, nk), cmat(p.q, nq, dk), cmat(p.k, nk, dk),
+                    cmat(p.v, nk, dv), scale, mask, biased ? cmat(biasd, nq, nk) : Mat<const double>{});
+  // as in the test above: O(1) entries, a few hundred ulps at most
+  INFO("kind " << kind << " nk " << nk);
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    REQUIRE(w[i] == Approx(wd[i]).margin(2e-5));
+    if (wd[i] == 0) REQUIRE(w[i] == 0.f);  // masked weights are exactly 0
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) REQUIRE(out[i] == Approx(outd[i]).margin(2e-5));
 }
 
 TEST_CASE("a causal query attends only to itself and earlier keys", "[attention][eq:full-attention]") {

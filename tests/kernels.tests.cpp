@@ -1,6 +1,8 @@
 // Every fast kernel against its `_ref` twin run in double, swept over sizes around the SIMD width.
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 #include "support.hpp"
 
 using namespace attnlab;
@@ -113,6 +115,22 @@ TEST_CASE("register-tiled P·V sums each output in the order of p: bit-identical
   }
 }
 
+TEST_CASE("register-tiled Pᵀ·dO sums each output in the order of p: bit-identical to the float reference", "[kernels][eq:vanishing-gradients]") {
+  // matmul_tn reuses P·V's tiles (2 rows × 4W columns, the inner index blocked by rows of b) with
+  // a read transposed; the trainer (cpp/train.hpp "Determinism") needs its exact float result too
+  const std::size_t k = GENERATE(from_range(sizes_around_width()));  // the summed index (rows of a and b)
+  const std::size_t n = GENERATE(from_range(sizes_around_width()));  // columns of b and out
+  const std::size_t m = GENERATE(1, 2, 3, 5);                        // columns of a, rows of out
+  const auto a = normals(k * m, 25), b = normals(k * n, 26);
+  std::vector<float> out(m * n), same(m * n);
+  matmul_tn(mmat(out, m, n), cmat(a, k, m), cmat(b, k, n));
+  matmul_tn_ref(mmat(same, m, n), cmat(a, k, m), cmat(b, k, n));
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    INFO("m " << m << " n " << n << " k " << k << " entry " << i);
+    REQUIRE(out[i] == same[i]);
+  }
+}
+
 TEST_CASE("scaling multiplies every entry, exactly as in double then rounded", "[kernels][eq:scaling-choices]") {
   const std::size_t n = GENERATE(from_range(sizes_around_width()));
   const auto x = normals(n, 9, 8.0);
@@ -160,6 +178,28 @@ TEST_CASE("softmax, log-softmax and softmax backward agree with the double refer
     REQUIRE(std::abs(dx[i] - dxd[i]) <= (gamma(n + 2) * (max_dp + std::abs(dpd[i])) * y[i]) + 1e-38);
 }
 
+TEST_CASE("the fused scale-and-softmax pass gives exactly a scale pass followed by softmax", "[kernels][softmax][eq:scaling-choices]") {
+  // max_j s·x_j is s·max_j x_j for s >= 0 and s·min_j x_j for s < 0 (rounding is monotone), and
+  // every other operation is the composition's, so the float results are equal, not just close
+  const std::size_t n = GENERATE(from_range(sizes_around_width()));
+  const float s = GENERATE(0.125f, 0.35355339f, 1.f, -0.5f, 0.f);
+  const std::size_t rows = 3;
+  const auto x = normals(rows * n, 13, 6.0);
+  std::vector<float> fused(rows * n), scaled(rows * n), composed(rows * n);
+  softmax_scaled_rows(mmat(fused, rows, n), cmat(x, rows, n), s);
+  scale(mmat(scaled, rows, n), cmat(x, rows, n), s);
+  softmax_rows(mmat(composed, rows, n), cmat(scaled, rows, n));
+  for (std::size_t i = 0; i < fused.size(); ++i) {
+    INFO("n " << n << " scale " << s << " entry " << i);
+    REQUIRE(fused[i] == composed[i]);
+  }
+  // in place, as attention runs it
+  softmax_scaled_rows(mmat(scaled, rows, n), cmat(x, rows, n), 1.f);
+  std::vector<float> y(x);
+  softmax_scaled_rows(mmat(y, rows, n), cmat(y, rows, n), 1.f);
+  CHECK(y == scaled);
+}
+
 TEST_CASE("row max and row entropy agree with the double reference", "[kernels][eq:softmax-saturation]") {
   const std::size_t n = GENERATE(from_range(sizes_around_width()));
   const std::size_t rows = 4;
@@ -175,6 +215,26 @@ TEST_CASE("row max and row entropy agree with the double reference", "[kernels][
   for (std::size_t i = 0; i < rows; ++i) {
     CHECK(mx[i] == mxd[i]);  // max is exact
     CHECK(std::abs(h[i] - hd[i]) <= gamma(n + 2) * std::log(double(n) + 1) + 1e-6);
+  }
+}
+
+TEST_CASE("all_finite finds a NaN or an infinity at any position, in a batch or in the tail", "[kernels][ieee]") {
+  const std::size_t n = GENERATE(from_range(sizes_around_width()));
+  const float inf = std::numeric_limits<float>::infinity();
+  auto x = normals(n, 14, 1e30);  // large but finite: their differences and sums stay finite
+  CHECK(all_finite(Vec<const float>{x.data(), n}, false));
+  std::vector<std::size_t> at;  // every index of the small sizes; spread, and the last, of the large
+  for (std::size_t i = 0; i < n; i += (n > 40 ? 37 : 1)) at.push_back(i);
+  at.push_back(n - 1);
+  for (const std::size_t i : at) {
+    for (const float bad : {std::nanf(""), inf, -inf}) {
+      const float keep = x[i];
+      x[i] = bad;
+      INFO("n " << n << " index " << i << " value " << bad);
+      CHECK_FALSE(all_finite(Vec<const float>{x.data(), n}, false));
+      CHECK(all_finite(Vec<const float>{x.data(), n}, true) == (bad == -inf));  // −inf masks a logit
+      x[i] = keep;
+    }
   }
 }
 

@@ -2,8 +2,30 @@
 
 export type Distribution = 'normal' | 'uniform' | 'rademacher' | 'student-t';
 
-/** Errors carry a code: BAD_SIZE | SIZE_LIMIT | SHAPE_MISMATCH | BAD_VALUE | OUT_OF_MEMORY (| DISPOSED: a disposed trainer). */
+/** Errors carry a code: BAD_SIZE | SIZE_LIMIT | SHAPE_MISMATCH | BAD_VALUE | OUT_OF_MEMORY
+ *  (| DISPOSED: a disposed trainer or workspace; DETACHED: a workspace view the memory's growth detached). */
 export interface EngineError extends Error { code?: string }
+
+/**
+ * Float32Arrays of the engine's own memory, one per name given to engine.workspace, zeroed at first.
+ * Every method reads a workspace array (or a subarray of one) in place as an input, with no copy;
+ * the softmax family and attention(Backward) write one given as `out` in place, with no copy (when
+ * it overlaps an input of the same call, the result is copied into it instead).
+ *
+ * Caveat: when the engine's memory grows (any call may grow it, including a workspace() call),
+ * every view of it is detached: its length becomes 0. Read the arrays from the workspace again
+ * after each engine call (`ws.q` returns a live view, the same object until the next growth),
+ * or use the arrays a call returns, which are live views of the same memory. Passing a detached
+ * view throws code DETACHED; a view of a disposed workspace throws code DISPOSED.
+ */
+export type Workspace<K extends string> = { readonly [P in K]: Float32Array } & {
+  /** Frees the memory (a second call does nothing); reading an array afterwards throws code DISPOSED. */
+  dispose(): void;
+  readonly disposed: boolean;
+};
+
+/** The row-wise methods' options: `out`, a Float32Array of rows*cols filled with the result and returned. */
+export interface RowsOutput { out?: Float32Array }
 
 export interface AttentionOptions {
   /** (nq, dk) row-major */ q: Float32Array;
@@ -96,15 +118,19 @@ export interface Trainer {
 export interface Engine {
   readonly simd: boolean;
   readonly arch: string;
-  /** Row softmax with max subtraction. Logits must be finite or −Infinity (masked); an all −Infinity row gives NaN. */
-  softmax(x: Float32Array, rows: number, cols: number): Float32Array;
+  /** Row softmax with max subtraction. Logits must be finite or −Infinity (masked); an all −Infinity row gives NaN.
+   *  With `out`, the result goes there and `out` is returned (a workspace view: a live view of the same memory). */
+  softmax(x: Float32Array, rows: number, cols: number, o?: RowsOutput): Float32Array;
   /** exp(x)/Σexp(x) without max subtraction: overflows in float32 for logits above ln(FLT_MAX) ≈ 88.72. */
-  softmaxNaive(x: Float32Array, rows: number, cols: number): Float32Array;
-  logSoftmax(x: Float32Array, rows: number, cols: number): Float32Array;
+  softmaxNaive(x: Float32Array, rows: number, cols: number, o?: RowsOutput): Float32Array;
+  logSoftmax(x: Float32Array, rows: number, cols: number, o?: RowsOutput): Float32Array;
   /** dx = p ⊙ (dp − Σ p·dp), row by row. */
-  softmaxBackward(p: Float32Array, gradP: Float32Array, rows: number, cols: number): Float32Array;
-  attention(o: AttentionOptions): { output: Float32Array; weights: Float32Array };
-  attentionBackward(o: AttentionOptions & { gradOutput: Float32Array }):
+  softmaxBackward(p: Float32Array, gradP: Float32Array, rows: number, cols: number, o?: RowsOutput): Float32Array;
+  /** `out` names arrays to fill (each optional, of the result's length); the others come back fresh. */
+  attention(o: AttentionOptions & { out?: { output?: Float32Array; weights?: Float32Array } }):
+    { output: Float32Array; weights: Float32Array };
+  attentionBackward(o: AttentionOptions & { gradOutput: Float32Array;
+    out?: { gradQ?: Float32Array; gradK?: Float32Array; gradV?: Float32Array } }):
     { gradQ: Float32Array; gradK: Float32Array; gradV: Float32Array };
   rowStats(p: Float32Array, rows: number, cols: number): { max: Float32Array; entropy: Float32Array };
   /** q·k for `count` independent pairs in R^dk; pair i uses RNG stream first + i.
@@ -130,6 +156,9 @@ export interface Engine {
   createTrainer(o?: TrainOptions): Trainer;
   readonly trainDefaults: Readonly<Required<TrainOptions>>;
   memoryBytes(): number;
+  /** Engine-owned arrays by name and length (each 1 … 2^24 floats), read and written in place: see Workspace.
+   *  e.g. `const ws = engine.workspace({ q: n*d, k: n*d, v: n*d, output: n*d, weights: n*n })`. */
+  workspace<K extends string>(sizes: Record<K, number>): Workspace<K>;
 }
 
 /** Loads the engine. simd: 'auto' (default) picks SIMD128 where supported. */

@@ -8,6 +8,11 @@
 // the caller owns. Every argument is checked; a bad one throws an Error (TypeError or RangeError
 // where that fits) whose message names the function and the argument, and the engine stays
 // usable afterwards. See web/engine.d.ts for the full types.
+//
+// Copies at the boundary can be avoided: the softmax family and attention(Backward) fill
+// caller-provided output arrays (`out`), and engine.workspace() hands out Float32Array views of
+// the engine's own memory, which every method reads in place as inputs and the softmax and
+// attention methods write in place as outputs.
 
 const DISTRIBUTIONS = { normal: 0, uniform: 1, rademacher: 2, 'student-t': 3 };
 const SOFTMAX_KIND = { softmax: 0, softmaxNaive: 1, logSoftmax: 2 };
@@ -49,8 +54,13 @@ function engineError(E, code, message) {
   return Object.assign(new E(message), { code });
 }
 
+// Each engine's memory by every ArrayBuffer its wasm heap has had (growth replaces the buffer and
+// detaches the old one): requireArray lets it check any array that views engine memory.
+const ENGINE_MEMORY = new WeakMap();
+
 function requireArray(fn, name, v, Type = Float32Array) {
   if (!(v instanceof Type)) throw new TypeError(`${fn}: ${name} must be a ${Type.name}, got ${describeValue(v)}`);
+  ENGINE_MEMORY.get(v.buffer)?.check(fn, name, v);
   if (v.length > MAX_ELEMENTS)
     throw engineError(RangeError, 'SIZE_LIMIT', `${fn}: ${name} has ${v.length} elements, more than the limit of ${MAX_ELEMENTS}`);
   return v;
@@ -67,10 +77,28 @@ function requireBoolean(fn, name, v) {
   return v;
 }
 
-function requireOptions(fn, o) {
+function requireOptions(fn, o, what = 'an options object') {
   if (o === null || typeof o !== 'object' || Array.isArray(o) || ArrayBuffer.isView(o))
-    throw new TypeError(`${fn}: expected an options object, got ${describeValue(o)}`);
+    throw new TypeError(`${fn}: expected ${what}, got ${describeValue(o)}`);
   return o;
+}
+
+// The `out` option: output arrays by name, each optional, each a Float32Array of the result's
+// length. Returns [[name, array or undefined, length, expr], …] in the order of `spec`.
+function outArrays(fn, out, spec) {
+  if (out === undefined) return spec.map(([name, n, expr]) => [name, undefined, n, expr]);
+  const names = spec.map(([name]) => name);
+  requireOptions(fn, out, `out to be an object of output arrays (${names.join(', ')})`);
+  for (const key of Object.keys(out))
+    if (!names.includes(key)) throw new TypeError(`${fn}: out.${key} is not an output of ${fn} (${names.join(', ')})`);
+  return spec.map(([name, n, expr]) => {
+    const arr = out[name];
+    if (arr !== undefined) {
+      requireArray(fn, `out.${name}`, arr);
+      expectLength(fn, `out.${name}`, arr, n, expr);
+    }
+    return [name, arr, n, expr];
+  });
 }
 
 // Sizes and lengths, checked here as api.cpp checks them (same order, codes and messages; only
@@ -203,16 +231,11 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
     if (!ptr) throw engineError(RangeError, 'OUT_OF_MEMORY', 'attnlab: the engine ran out of memory for the inputs');
     return ptr;
   };
-  // The address first: reserving the slot may grow the memory, which replaces the heap's buffer
-  // (M.HEAPF32.set(arr, M.inputF32(…)) would read the old, detached view before the call).
-  const writeF32 = (slot, arr) => {
-    const ptr = place(M.inputF32(slot, arr.length));
-    M.HEAPF32.set(arr, ptr >>> 2);
-  };
-  const readF32 = (slot) => {
+  const readView = (slot) => {
     const ptr = M.outputF32(slot) >>> 2;
-    return M.HEAPF32.slice(ptr, ptr + M.outputLength(slot));
+    return M.HEAPF32.subarray(ptr, ptr + M.outputLength(slot));
   };
+  const readF32 = (slot) => readView(slot).slice();
   const check = (status) => {
     if (!status) return;
     const tab = status.indexOf('\t');
@@ -221,21 +244,92 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
     throw engineError(E, code, message);
   };
 
+  // ---- engine memory: workspaces, and the loans that let a call use them in place
+  const blocks = new Map();  // address → length in floats, of every live workspace block
+  const remember = () => {   // the heap's buffer, known to requireArray as this engine's memory
+    const buffer = M.HEAPU8.buffer;
+    if (!ENGINE_MEMORY.has(buffer)) ENGINE_MEMORY.set(buffer, memory);
+    return buffer;
+  };
+  // Is v a view of the current heap lying inside one live workspace block?
+  const inWorkspace = (v) => {
+    if (v.buffer !== M.HEAPU8.buffer) return false;
+    const start = v.byteOffset, end = start + v.byteLength;
+    for (const [at, n] of blocks) if (start >= at && end <= at + 4 * n) return true;
+    return false;
+  };
+  const memory = {
+    check(fn, name, v) {
+      if (v.buffer !== M.HEAPU8.buffer)
+        throw engineError(Error, 'DETACHED', `${fn}: ${name} is a view of engine memory that was detached when the memory grew; read it again from its workspace`);
+      if (!inWorkspace(v))
+        throw engineError(Error, 'DISPOSED', `${fn}: ${name} is a view of engine memory outside any live workspace (its workspace was disposed, or the view was not made by engine.workspace)`);
+    },
+  };
+  remember();
+  const lent = (ok) => {
+    if (!ok) throw engineError(Error, 'INTERNAL', 'attnlab: the engine refused a workspace loan');
+  };
+
+  // Inputs, [[slot, array], …]: a workspace view is lent to its slot, so the engine reads it in
+  // place (its address taken before any copy can grow the memory and detach it); any other array
+  // is copied into the slot. The address first: reserving a slot may grow the memory, which
+  // replaces the heap's buffer (M.HEAPF32.set(arr, M.inputF32(…)) would read the old view).
+  const writeInputs = (pairs) => {
+    const loans = pairs.map(([, arr]) => (inWorkspace(arr) ? [arr.byteOffset, arr.length] : null));
+    pairs.forEach(([slot, arr], i) => {
+      if (loans[i]) return lent(M.lendInput(slot, ...loans[i]));
+      const ptr = place(M.inputF32(slot, arr.length));
+      M.HEAPF32.set(arr, ptr >>> 2);
+    });
+  };
+  // Outputs. Before writeInputs, each out array's place: a workspace view by its address (taken
+  // before a copy can grow the memory and detach it), any other array as itself. After it,
+  // lendOutput(slot, plan) → a function reading the result after the call: a workspace view that
+  // overlaps no input loan is lent, so the engine writes it in place, and the result is a fresh
+  // view of that memory (valid after growth); any other array is filled by one copy; none gives a
+  // fresh array.
+  const planOutput = (arr) => (arr !== undefined && inWorkspace(arr) ? { at: arr.byteOffset, n: arr.length } : { arr });
+  const lendOutput = (slot, { arr, at, n }) => {
+    if (at === undefined) return arr === undefined ? () => readF32(slot) : () => { arr.set(readView(slot)); return arr; };
+    const inPlace = M.lendOutput(slot, at, n);  // false: it overlaps an input lent to this call
+    return () => {
+      const view = new Float32Array(remember(), at, n);
+      if (!inPlace) view.set(readView(slot));
+      return view;
+    };
+  };
+
+  // The row-wise methods' options: { out }, a Float32Array of rows*cols to fill.
+  function rowsOut(fn, o, n) {
+    if (o === undefined) return undefined;
+    requireOptions(fn, o);
+    if (o.out !== undefined) {
+      requireArray(fn, 'out', o.out);
+      expectLength(fn, 'out', o.out, n, 'rows*cols');
+    }
+    return o.out;
+  }
+
   function softmaxLike(fn) {
-    return (x, rows, cols) => {
+    return (x, rows, cols, o) => {
       requireArray(fn, 'x', x);
       requireNumber(fn, 'rows', rows);
       requireNumber(fn, 'cols', cols);
-      expectLength(fn, 'x', x, rowsCols(fn, rows, cols), 'rows*cols');
-      writeF32(0, x);
+      const n = rowsCols(fn, rows, cols);
+      expectLength(fn, 'x', x, n, 'rows*cols');
+      const plan = planOutput(rowsOut(fn, o, n));
+      writeInputs([[0, x]]);
+      const read = lendOutput(0, plan);
       check(M.softmax(rows, cols, SOFTMAX_KIND[fn]));
-      return readF32(0);
+      return read();
     };
   }
 
+  // Checks and writes the inputs, lends the outputs, runs the call; returns the outputs by name.
   function attentionCall(fn, o, backward) {
     requireOptions(fn, o);
-    const { q, k, v, nq, nk, dk, dv, scale, causal = false, mask, bias, gradOutput } = o;
+    const { q, k, v, nq, nk, dk, dv, scale, causal = false, mask, bias, gradOutput, out } = o;
     requireArray(fn, 'q', q);
     requireArray(fn, 'k', k);
     requireArray(fn, 'v', v);
@@ -254,14 +348,20 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
     if (mask !== undefined) expectLength(fn, 'mask', mask, nqk, 'nq*nk');
     if (bias !== undefined) expectLength(fn, 'bias', bias, nqk, 'nq*nk');
     if (backward) expectLength(fn, 'gradOutput', gradOutput, nqdv, 'nq*dv');
-    writeF32(0, q);
-    writeF32(1, k);
-    writeF32(2, v);
-    if (backward) writeF32(3, gradOutput);
-    if (bias !== undefined) writeF32(4, bias);
-    if (mask !== undefined) { const ptr = place(M.inputMask(mask.length)); M.HEAPU8.set(mask, ptr); }
+    const outs = outArrays(fn, out, backward
+      ? [['gradQ', nq * dk, 'nq*dk'], ['gradK', nk * dk, 'nk*dk'], ['gradV', nk * dv, 'nk*dv']]
+      : [['output', nqdv, 'nq*dv'], ['weights', nqk, 'nq*nk']]);
+    const plans = outs.map(([, arr]) => planOutput(arr));
+    // the mask is copied in first (a view of engine memory would be detached by a growth below)
+    if (mask !== undefined) {
+      const m = mask.buffer === M.HEAPU8.buffer ? mask.slice() : mask;
+      M.HEAPU8.set(m, place(M.inputMask(m.length)));
+    }
+    writeInputs([[0, q], [1, k], [2, v], ...(backward ? [[3, gradOutput]] : []), ...(bias !== undefined ? [[4, bias]] : [])]);
+    const readers = plans.map((plan, slot) => lendOutput(slot, plan));
     const args = [nq, nk, dk, dv, scale ?? 0, scale !== undefined, causal, mask !== undefined, bias !== undefined];
     check(backward ? M.attentionBackward(...args) : M.attention(...args));
+    return Object.fromEntries(outs.map(([name], i) => [name, readers[i]()]));
   }
 
   function sampleOptions(fn, o) {
@@ -284,7 +384,7 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
     softmaxNaive: softmaxLike('softmaxNaive'),
     logSoftmax: softmaxLike('logSoftmax'),
 
-    softmaxBackward(p, gradP, rows, cols) {
+    softmaxBackward(p, gradP, rows, cols, o) {
       const fn = 'softmaxBackward';
       requireArray(fn, 'p', p);
       requireArray(fn, 'gradP', gradP);
@@ -293,21 +393,15 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       const n = rowsCols(fn, rows, cols);
       expectLength(fn, 'p', p, n, 'rows*cols');
       expectLength(fn, 'gradP', gradP, n, 'rows*cols');
-      writeF32(0, p);
-      writeF32(1, gradP);
+      const plan = planOutput(rowsOut(fn, o, n));
+      writeInputs([[0, p], [1, gradP]]);
+      const read = lendOutput(0, plan);
       check(M.softmaxBackward(rows, cols));
-      return readF32(0);
+      return read();
     },
 
-    attention(o) {
-      attentionCall('attention', o, false);
-      return { output: readF32(0), weights: readF32(1) };
-    },
-
-    attentionBackward(o) {
-      attentionCall('attentionBackward', o, true);
-      return { gradQ: readF32(0), gradK: readF32(1), gradV: readF32(2) };
-    },
+    attention: (o) => attentionCall('attention', o, false),
+    attentionBackward: (o) => attentionCall('attentionBackward', o, true),
 
     rowStats(p, rows, cols) {
       const fn = 'rowStats';
@@ -315,7 +409,7 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       requireNumber(fn, 'rows', rows);
       requireNumber(fn, 'cols', cols);
       expectLength(fn, 'p', p, rowsCols(fn, rows, cols), 'rows*cols');
-      writeF32(0, p);
+      writeInputs([[0, p]]);
       check(M.rowStats(rows, cols));
       return { max: readF32(0), entropy: readF32(1) };
     },
@@ -367,8 +461,7 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       expectLength(fn, 'q', q, product(fn, 'nq*dk', nq, dk), 'nq*dk');
       expectLength(fn, 'k', k, product(fn, 'nk*dk', nk, dk), 'nk*dk');
       product(fn, 'nq*nk', nq, nk);
-      writeF32(0, q);
-      writeF32(1, k);
+      writeInputs([[0, q], [1, k]]);
       check(M.scores(nq, nk, dk, scale));
       return readF32(0);
     },
@@ -382,8 +475,7 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       expectLength(fn, 'a', a, product(fn, 'm*k', m, k), 'm*k');
       expectLength(fn, 'b', b, product(fn, 'k*n', k, n), 'k*n');
       product(fn, 'm*n', m, n);
-      writeF32(0, a);
-      writeF32(1, b);
+      writeInputs([[0, a], [1, b]]);
       check(M.matmul(m, k, n));
       return readF32(0);
     },
@@ -397,8 +489,7 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       const n = rowsCols(fn, rows, cols);
       expectLength(fn, 'a', a, n, 'rows*cols');
       expectLength(fn, 'b', b, n, 'rows*cols');
-      writeF32(0, a);
-      writeF32(1, b);
+      writeInputs([[0, a], [1, b]]);
       check(M.rowDots(rows, cols));
       return readF32(0);
     },
@@ -408,7 +499,7 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       requireArray(fn, 'p', p);
       if (p.length === 0) throw engineError(RangeError, 'BAD_SIZE', `${fn}: p must hold at least one value`);
       product(fn, 'n*n', p.length, p.length);
-      writeF32(0, p);
+      writeInputs([[0, p]]);
       check(M.softmaxJacobian());
       return readF32(0);
     },
@@ -423,7 +514,7 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       requireNumber(fn, 'hi', hi);
       sizeArg(fn, 'bins', bins, MAX_BINS);
       if (x.length === 0) throw engineError(RangeError, 'BAD_SIZE', `${fn}: x must hold at least one value`);
-      writeF32(0, x);
+      writeInputs([[0, x]]);
       check(M.describe(bins, lo, hi));
       const c = M.outputCounts() >>> 2, s = M.outputSummary() >>> 3;
       const [n, mean, variance, meanLo, meanHi, varianceLo, varianceHi, varianceSE] = M.HEAPF64.slice(s, s + 8);
@@ -442,6 +533,52 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
 
     /** Bytes of wasm linear memory in use (grows, never shrinks). */
     memoryBytes: () => M.HEAPU8.length,
+
+    /** Named Float32Arrays of engine memory, zeroed, that calls read and write in place (engine.d.ts). */
+    workspace(sizes) {
+      const fn = 'workspace';
+      requireOptions(fn, sizes, 'an object of sizes ({ name: length, … })');
+      const entries = Object.entries(sizes);
+      if (entries.length === 0) throw engineError(RangeError, 'BAD_SIZE', `${fn}: name at least one array`);
+      for (const [name, n] of entries) {
+        if (name === 'dispose' || name === 'disposed')
+          throw engineError(RangeError, 'BAD_VALUE', `${fn}: ${name} cannot name an array (it is a member of the workspace)`);
+        requireNumber(fn, name, n);
+        sizeArg(fn, name, n, MAX_ELEMENTS);
+      }
+      const at = {};
+      for (const [name, n] of entries) {
+        at[name] = M.workspaceAlloc(n);
+        if (!at[name]) {
+          for (const a of Object.values(at)) if (a) { M.workspaceFree(a); blocks.delete(a); }
+          throw engineError(RangeError, 'OUT_OF_MEMORY', `${fn}: the engine ran out of memory for ${name}`);
+        }
+        blocks.set(at[name], n);
+      }
+      let disposed = false;
+      const views = {};
+      const ws = {
+        /** Frees the memory; a view of it passed to the engine afterwards throws (code DISPOSED). */
+        dispose() {
+          if (disposed) return;
+          disposed = true;
+          for (const a of Object.values(at)) { blocks.delete(a); M.workspaceFree(a); }
+        },
+        get disposed() { return disposed; },
+      };
+      // One view per name, made again only after the memory grew (which detaches the old one).
+      for (const [name, n] of entries)
+        Object.defineProperty(ws, name, {
+          enumerable: true,
+          get() {
+            if (disposed) throw engineError(Error, 'DISPOSED', `workspace.${name}: the workspace has been disposed`);
+            const buffer = remember();
+            if (views[name]?.buffer !== buffer) views[name] = new Float32Array(buffer, at[name], n);
+            return views[name];
+          },
+        });
+      return Object.freeze(ws);
+    },
   };
   return Object.freeze(engine);
 }

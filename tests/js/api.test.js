@@ -433,6 +433,11 @@ const GOOD = {
     expectClose(c, [0.5 + 2, -1 + 2, 3 - 0.25, 0 - 0.25], { abs: 1e-6 }, 'matmul')],
   rowDots: [[SX, SG, 2, 3], (d) => expectClose(d, [0.5 * 1 + -1 * -2 + 2 * 0.5, 3 * 0 + 0 * 3 + -0.25 * -1], { abs: 1e-6 }, 'rowDots')],
   softmaxJacobian: [[f32([0.25, 0.75])], (j) => expectClose(j, [0.1875, -0.1875, -0.1875, 0.1875], { abs: 1e-7 }, 'J')],
+  workspace: [[{ a: 4, b: 2 }], (ws) => {
+    expect(Array.from(ws.a)).toEqual([0, 0, 0, 0]);
+    expect(ws.b).toHaveLength(2);
+    ws.dispose();
+  }],
   describe: [[SX, { bins: 3, lo: -1, hi: 3 }], (d) => {
     // bins of width 4/3 over [-1, 3]: {-1, 0, -0.25} | {0.5} | {2, 3 (= hi, into the last bin)}
     expect(Array.from(d.counts)).toEqual([3, 1, 2]);
@@ -460,11 +465,17 @@ const seedCases = (name, make) => [
   ...[-1, 1.5, NaN, Infinity, 2 ** 53].map((v) => [`${name} = ${v}`, make(v), RangeError, 'BAD_VALUE', name]),
   [`${name} is a string`, make('7'), TypeError, undefined, name],
 ];
+// The row-wise methods' last argument, { out }: an array to fill (its type, then its length).
+const rowsOutCases = (make) => [
+  ...NOT_OPTIONS.slice(1).map(([what, v]) => [`the options are ${what}`, make(v), TypeError, undefined, 'options object']),
+  ...arrayCases('out', (out) => make({ out }), new Float32Array(5)).filter(([what]) => what !== 'out is undefined'),
+];
 const softmaxCases = [
   ...arrayCases('x', (x) => [x, 2, 3], new Float32Array(5)),
   ...sizeCases('rows', (r) => [SX, r, 3], 2 ** 25),
   ...sizeCases('cols', (c) => [SX, 2, c], 2 ** 25),
   ['rows = cols = 2^20', [SX, 2 ** 20, 2 ** 20], RangeError, 'SIZE_LIMIT', 'rows*cols'],
+  ...rowsOutCases((o) => [SX, 2, 3, o]),
 ];
 const att = (o) => [{ ...ATT, ...o }];
 const attentionCases = [
@@ -483,6 +494,16 @@ const attentionCases = [
   ['bias is a plain Array', att({ bias: [0, 0, 0, 0, 0, 0] }), TypeError, undefined, 'bias'],
   ['bias is a Uint8Array', att({ bias: new Uint8Array(6) }), TypeError, undefined, 'bias'],
   ['bias has the wrong length', att({ bias: new Float32Array(7) }), Error, 'SHAPE_MISMATCH', 'bias has 7 elements'],
+];
+// The `out` option of attention and attentionBackward: output arrays by name.
+const outCases = (names, wrongLength, expected) => [
+  ...[['an Array', []], ['null', null], ['a Float32Array', new Float32Array(6)]].map(([what, v]) =>
+    [`out is ${what}`, [{ out: v }], TypeError, undefined, `out to be an object of output arrays (${names.join(', ')})`]),
+  ...names.flatMap((name) => NOT_ARRAYS.filter(([what]) => what !== 'undefined').map(([what, v]) =>
+    [`out.${name} is ${what}`, [{ out: { [name]: v } }], TypeError, undefined, `out.${name}`])),
+  [`out.${names[0]} has the wrong length`, [{ out: { [names[0]]: new Float32Array(wrongLength) } }], Error, 'SHAPE_MISMATCH',
+    `out.${names[0]} has ${wrongLength} elements, expected ${expected}`],
+  ['out names an array that is not an output', [{ out: { outptu: new Float32Array(6) } }], TypeError, undefined, 'out.outptu is not an output'],
 ];
 const withGrad = (cases) => cases.map(([what, [o], ...rest]) =>
   [what, [o && typeof o === 'object' && !Array.isArray(o) && !ArrayBuffer.isView(o) ? { ...o, gradOutput: GOUT } : o], ...rest]);
@@ -505,16 +526,18 @@ const CASES = {
     ...arrayCases('gradP', (g) => [SP, g, 2, 3], new Float32Array(5)),
     ...sizeCases('rows', (r) => [SP, SG, r, 3], 2 ** 25),
     ...sizeCases('cols', (c) => [SP, SG, 2, c], 2 ** 25),
+    ...rowsOutCases((o) => [SP, SG, 2, 3, o]),
   ],
   rowStats: [
     ...arrayCases('p', (p) => [p, 2, 3], new Float32Array(4)),
     ...sizeCases('rows', (r) => [SP, r, 3], 2 ** 25),
     ...sizeCases('cols', (c) => [SP, 2, c], 2 ** 25),
   ],
-  attention: attentionCases,
+  attention: [...attentionCases, ...outCases(['output', 'weights'], 9, 'nq*dv = 10').map(([what, [o], ...rest]) => [what, att(o), ...rest])],
   attentionBackward: [
     ...withGrad(attentionCases),
     ...arrayCases('gradOutput', (g) => att({ gradOutput: g }), new Float32Array(9)),
+    ...outCases(['gradQ', 'gradK', 'gradV'], 7, 'nq*dk = 8').map(([what, [o], ...rest]) => [what, att({ ...o, gradOutput: GOUT }), ...rest]),
   ],
   sampleDotProducts: sampleCases(SAMPLE, [
     ...sizeCases('dk', (d) => [{ ...SAMPLE, dk: d }], 2 ** 16 + 1),
@@ -561,6 +584,12 @@ const CASES = {
     ...sizeCases('count', (c) => [{ ...ENTRIES, count: c }], 2 ** 24 + 1),
     ...seedCases('stream', (s) => [{ ...ENTRIES, stream: s }]),
   ]),
+  workspace: [
+    ...NOT_OPTIONS.map(([what, v]) => [`the sizes are ${what}`, [v], TypeError, undefined, 'an object of sizes']),
+    ['no names', [{}], RangeError, 'BAD_SIZE', 'name at least one array'],
+    ...sizeCases('q', (n) => [{ k: 4, q: n }], 2 ** 24 + 1),
+    ...['dispose', 'disposed'].map((name) => [`an array named ${name}`, [{ [name]: 4 }], RangeError, 'BAD_VALUE', `${name} cannot name an array`]),
+  ],
   describe: [
     ...arrayCases('x', (x) => [x, { bins: 3, lo: -1, hi: 3 }], new Float32Array(0)).slice(0, -1),
     ['x is empty', [new Float32Array(0), { bins: 3, lo: -1, hi: 3 }], RangeError, 'BAD_SIZE', 'x'],
