@@ -14,9 +14,15 @@
 // the engine's own memory, which every method reads in place as inputs and the softmax and
 // attention methods write in place as outputs.
 
-const DISTRIBUTIONS = { normal: 0, uniform: 1, rademacher: 2, 'student-t': 3 };
+import {
+  ENGINE_MEMORY, MAX_BINS, MAX_DIM, MAX_ELEMENTS, distributionCode, engineError, expectLength, outArrays, product,
+  requireArray, requireBoolean, requireNumber, requireOptions, rowsCols, sizeArg,
+} from './engine-checks.js';
+import { TRAIN_DEFAULTS, TRAIN_VARIANTS, makeTrainer } from './engine-trainer.js';
+
+export { TRAIN_DEFAULTS, TRAIN_VARIANTS };
+
 const SOFTMAX_KIND = { softmax: 0, softmaxNaive: 1, logSoftmax: 2 };
-const MAX_ELEMENTS = 2 ** 24;  // api.hpp kMaxElements
 
 // A tiny module using one v128 instruction: validates only where wasm SIMD128 is supported.
 const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1,
@@ -39,186 +45,6 @@ async function loadModule(simd, wasmBinary) {
     wasmBinary = await readFile(new URL(simd ? './wasm/attnlab.wasm' : './wasm/attnlab-scalar.wasm', import.meta.url));
   }
   return factory(wasmBinary ? { wasmBinary } : {});
-}
-
-function describeValue(v) {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return `Array(${v.length})`;
-  if (ArrayBuffer.isView(v)) return `${v.constructor.name}(${v.length})`;
-  if (v === undefined) return 'undefined';
-  if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 20 ? v.slice(0, 20) + '…' : v)}`;
-  return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v)}`;
-}
-
-function engineError(E, code, message) {
-  return Object.assign(new E(message), { code });
-}
-
-// Each engine's memory by every ArrayBuffer its wasm heap has had (growth replaces the buffer and
-// detaches the old one): requireArray lets it check any array that views engine memory.
-const ENGINE_MEMORY = new WeakMap();
-
-function requireArray(fn, name, v, Type = Float32Array) {
-  if (!(v instanceof Type)) throw new TypeError(`${fn}: ${name} must be a ${Type.name}, got ${describeValue(v)}`);
-  ENGINE_MEMORY.get(v.buffer)?.check(fn, name, v);
-  if (v.length > MAX_ELEMENTS)
-    throw engineError(RangeError, 'SIZE_LIMIT', `${fn}: ${name} has ${v.length} elements, more than the limit of ${MAX_ELEMENTS}`);
-  return v;
-}
-
-// Numbers are checked for type here; sizes also by sizeArg below; every other range by the engine.
-function requireNumber(fn, name, v) {
-  if (typeof v !== 'number') throw new TypeError(`${fn}: ${name} must be a number, got ${describeValue(v)}`);
-  return v;
-}
-
-function requireBoolean(fn, name, v) {
-  if (typeof v !== 'boolean') throw new TypeError(`${fn}: ${name} must be a boolean, got ${describeValue(v)}`);
-  return v;
-}
-
-function requireOptions(fn, o, what = 'an options object') {
-  if (o === null || typeof o !== 'object' || Array.isArray(o) || ArrayBuffer.isView(o))
-    throw new TypeError(`${fn}: expected ${what}, got ${describeValue(o)}`);
-  return o;
-}
-
-// The `out` option: output arrays by name, each optional, each a Float32Array of the result's
-// length. Returns [[name, array or undefined, length, expr], …] in the order of `spec`.
-function outArrays(fn, out, spec) {
-  if (out === undefined) return spec.map(([name, n, expr]) => [name, undefined, n, expr]);
-  const names = spec.map(([name]) => name);
-  requireOptions(fn, out, `out to be an object of output arrays (${names.join(', ')})`);
-  for (const key of Object.keys(out))
-    if (!names.includes(key)) throw new TypeError(`${fn}: out.${key} is not an output of ${fn} (${names.join(', ')})`);
-  return spec.map(([name, n, expr]) => {
-    const arr = out[name];
-    if (arr !== undefined) {
-      requireArray(fn, `out.${name}`, arr);
-      expectLength(fn, `out.${name}`, arr, n, expr);
-    }
-    return [name, arr, n, expr];
-  });
-}
-
-// Sizes and lengths, checked here as api.cpp checks them (same order, codes and messages; only
-// numbers that are not small integers print differently) before any array is copied into the
-// wasm heap: the heap grows to hold the copies and never shrinks, so a request refused for its
-// sizes must not get that far. The engine checks everything again and stays the authority.
-const MAX_DIM = 2 ** 16, MAX_BINS = 4096;  // api.hpp kMaxDim, kMaxBins
-
-function sizeArg(fn, name, v, max) {
-  if (!Number.isInteger(v)) throw engineError(RangeError, 'BAD_SIZE', `${fn}: ${name} must be a positive integer, got ${v}`);
-  if (v < 1) throw engineError(RangeError, 'BAD_SIZE', `${fn}: ${name} must be at least 1, got ${v}`);
-  if (v > max) throw engineError(RangeError, 'SIZE_LIMIT', `${fn}: ${name} = ${v} exceeds the limit of ${max}`);
-  return v;
-}
-
-// a·b, at most 2^24 each, so exact in a double (as api.cpp's product(), which divides instead).
-function product(fn, what, a, b) {
-  if (a * b > MAX_ELEMENTS)
-    throw engineError(RangeError, 'SIZE_LIMIT', `${fn}: ${what} = ${a * b} exceeds the limit of ${MAX_ELEMENTS} elements`);
-  return a * b;
-}
-
-function expectLength(fn, name, arr, n, expr) {
-  if (arr.length !== n)
-    throw engineError(Error, 'SHAPE_MISMATCH', `${fn}: ${name} has ${arr.length} elements, expected ${expr} = ${n}`);
-}
-
-// rows × cols, each at most `max`: the shape of the row-wise functions.
-function rowsCols(fn, rows, cols, max = MAX_ELEMENTS) {
-  return product(fn, 'rows*cols', sizeArg(fn, 'rows', rows, max), sizeArg(fn, 'cols', cols, max));
-}
-
-function distributionCode(fn, d) {
-  if (!Object.hasOwn(DISTRIBUTIONS, d)) throw engineError(RangeError, 'BAD_VALUE', `${fn}: distribution must be 'normal', 'uniform', 'rademacher' or 'student-t', got ${describeValue(d)}`);
-  return DISTRIBUTIONS[d];
-}
-
-// ---------------------------------------------------------------- training ablation
-// A trainer holds four copies of one attention layer (cpp/train.hpp), trained in lockstep from the
-// same initial weights on the same batches, differing only in the score scale. It lives in the
-// engine until dispose(); the wasm side keeps it under a handle.
-
-/** The variants, in the engine's order: scale 1/√dk, none, 1/dk, learned 1/τ. */
-export const TRAIN_VARIANTS = Object.freeze(['invSqrtDk', 'none', 'invDk', 'learned']);
-const TRAIN_OPTIMIZERS = { sgd: 0, adam: 1 };
-const TRAIN_INITS = { 'xavier-uniform': 0, 'xavier-normal': 1, lecun: 2, custom: 3 };
-const TRAIN_NUMBERS = ['dk', 'dv', 'dx', 'classes', 'seqLen', 'batch', 'lr', 'momentum', 'beta1', 'beta2', 'eps',
-  'sigma', 'queryNoise', 'seed'];
-
-/** createTrainer's defaults (api.hpp TrainArgs); `steps` is the page's default run length, not
- *  an option of the trainer. The Catch2 claims (tests/train.tests.cpp) use these, at dk 16 and 256. */
-export const TRAIN_DEFAULTS = Object.freeze({
-  dk: 64, dv: 16, dx: 16, classes: 8, seqLen: 8, batch: 16,
-  optimizer: 'adam', lr: 1e-2, momentum: 0.9, beta1: 0.9, beta2: 0.999, eps: 1e-8,
-  init: 'xavier-uniform', sigma: 0.02, queryNoise: 0, seed: 1, steps: 300,
-});
-
-function makeTrainer(M, check, readF32, o = {}) {
-  const fn = 'createTrainer';
-  requireOptions(fn, o);
-  const c = {};
-  for (const [name, value] of Object.entries(TRAIN_DEFAULTS)) c[name] = o[name] ?? value;
-  for (const name of TRAIN_NUMBERS) requireNumber(fn, name, c[name]);
-  if (!Object.hasOwn(TRAIN_OPTIMIZERS, c.optimizer))
-    throw engineError(RangeError, 'BAD_VALUE', `${fn}: optimizer must be 'sgd' or 'adam', got ${describeValue(c.optimizer)}`);
-  if (!Object.hasOwn(TRAIN_INITS, c.init))
-    throw engineError(RangeError, 'BAD_VALUE', `${fn}: init must be 'xavier-uniform', 'xavier-normal', 'lecun' or 'custom', got ${describeValue(c.init)}`);
-  check(M.trainCreate(c.dk, c.dv, c.dx, c.classes, c.seqLen, c.batch, TRAIN_OPTIMIZERS[c.optimizer], c.lr,
-    c.momentum, c.beta1, c.beta2, c.eps, TRAIN_INITS[c.init], c.sigma, c.queryNoise, c.seed));
-  const handle = M.outputHandle();
-  let steps = 0, disposed = false;
-
-  const alive = (name) => {
-    if (disposed) throw engineError(Error, 'DISPOSED', `trainer.${name}: the trainer has been disposed`);
-  };
-  // Every variant's curves from step `from` on; `steps` follows what the engine recorded.
-  const read = (from) => {
-    const variants = {};
-    TRAIN_VARIANTS.forEach((name, i) => {
-      check(M.trainCurves(handle, i, from));
-      variants[name] = { loss: readF32(0), accuracy: readF32(1), entropy: readF32(2), gradNorm: readF32(3), scale: readF32(4) };
-    });
-    steps = from + variants.invSqrtDk.loss.length;
-    return { step: steps, from, variants };
-  };
-
-  return Object.freeze({
-    /** The options in force, defaults filled in. */
-    config: Object.freeze(c),
-    variants: TRAIN_VARIANTS,
-    /** Steps run since creation or the last reset(). */
-    get steps() { return steps; },
-    get disposed() { return disposed; },
-    /** Runs every variant n more steps; returns the n new points of each curve. */
-    step(n = 1) {
-      alive('step');
-      requireNumber('trainer.step', 'n', n);
-      const from = steps;
-      check(M.trainStep(handle, n));  // the engine checks n before it runs a step
-      return read(from);
-    },
-    /** Every curve from step `from` (default 0) to now. */
-    curves(from = 0) {
-      alive('curves');
-      requireNumber('trainer.curves', 'from', from);
-      return read(from);
-    },
-    /** Back to the initial weights and the start of the batch stream: step() replays the same curves. */
-    reset() {
-      alive('reset');
-      check(M.trainReset(handle));
-      steps = 0;
-    },
-    /** Frees the trainer in the engine; calling it again does nothing. */
-    dispose() {
-      if (disposed) return;
-      disposed = true;
-      check(M.trainDestroy(handle));
-    },
-  });
 }
 
 export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
