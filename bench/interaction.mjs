@@ -1,10 +1,10 @@
 // Interaction budget in headless Chromium: for every control of every step, the time from the
 // input event to the figure's finished redraw (its data-updates counter moving), at default sizes.
 //   node bench/interaction.mjs [--json] [--rounds=5]
-// Also reports the page's transfer size (gzip, fonts apart) and the time to the first interactive
-// figure. Serves dist/ (or $ATTNLAB_DIST); build it first (npm run bench does).
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+// Also reports the page's transfer size (what it loads up to its first figure, gzipped, fonts
+// apart) and the time to the first interactive figure. Serves dist/ (or $ATTNLAB_DIST); build it
+// first (npm run bench does).
+import { resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { preview } from 'vite';
 import { chromium } from 'playwright-core';
@@ -13,24 +13,26 @@ const dist = resolve(process.env.ATTNLAB_DIST || 'dist');
 const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.slice(9) || 5);
 const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
 
-// transfer size: every file of dist/ gzipped, fonts counted apart
-const files = (dir) => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : [join(dir, f)]));
-let gz = 0, fonts = 0;
-for (const f of files(dist)) {
-  const n = gzipSync(readFileSync(f)).length;
-  if (/\.(woff2?|ttf)$/.test(f)) { if (f.endsWith('.woff2')) fonts += n; } else gz += n;
-}
-
 const server = await preview({ build: { outDir: dist }, preview: { port: 0 }, logLevel: 'silent' });
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium',
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
 const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+// transfer size: every response the page (and its worker) loads until its first figure is drawn,
+// each gzipped as a server would send it; fonts counted apart
+const responses = new Map();
+page.on('response', (r) => { if (r.ok()) responses.set(r.url(), r); });
 // time to the first interactive figure: navigation start → the first figure drawn, with that
 // figure scrolled into view as soon as the DOM exists (a reader who jumps to it)
 await page.goto(server.resolvedUrls.local[0], { waitUntil: 'domcontentloaded' });
 await page.evaluate(() => document.querySelector('figure.live')?.scrollIntoView());
 await page.waitForFunction(() => document.querySelector('figure.live[data-state="ready"]'), null, { timeout: 30000 });
 const firstFigureMs = Math.round(await page.evaluate(() => performance.now()));
+
+let gz = 0, fonts = 0;
+for (const [url, r] of responses) {
+  const n = gzipSync(await r.body()).length;
+  if (/\.(woff2?|ttf)$/.test(url)) fonts += n; else gz += n;
+}
 
 const steps = await page.$$eval('main section[id]', (ss) => ss.filter((s) => s.querySelector('figure.live')).map((s) => s.id));
 const rows = [];
