@@ -8,10 +8,10 @@ import { resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { preview } from 'vite';
 import { chromium } from 'playwright-core';
+import { quantile, timeChange } from './interaction-measure.mjs';
 
 const dist = resolve(process.env.ATTNLAB_DIST || 'dist');
 const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.slice(9) || 5);
-const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
 
 const server = await preview({ build: { outDir: dist }, preview: { port: 0 }, logLevel: 'silent' });
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium',
@@ -43,28 +43,7 @@ for (const id of steps) {
   for (const c of controls) {
     const times = [];
     for (let r = 0; r < rounds; r++) {
-      // change the control in the page and time input → redraw there, so no driver latency counts
-      const ms = await page.evaluate(async ([s, name, r]) => {
-        const fig = document.querySelector(`#${s} figure.live`);
-        const el = fig.querySelector(`[data-param="${name}"]`);
-        const before = Number(fig.dataset.updates || 0);
-        if (el.type === 'range') { const up = Number(el.value) < Number(el.max); el.value = String(Number(el.value) + (up && r % 2 === 0 ? 1 : -1)); }
-        else if (el.tagName === 'SELECT') el.selectedIndex = (el.selectedIndex + 1) % el.options.length;
-        else el.value = String(Number(el.value) + 1);
-        // input → the figure's DOM updated (seen at once by a MutationObserver) and laid out
-        // (offsetHeight forces style and layout); the wait for the next vsync is not counted
-        const done = new Promise((res) => {
-          const obs = new MutationObserver(() => {
-            if (Number(fig.dataset.updates || 0) > before && fig.dataset.state === 'ready') { obs.disconnect(); res(); }
-          });
-          obs.observe(fig, { attributes: true, attributeFilter: ['data-updates'] });
-        });
-        const t = performance.now();
-        el.dispatchEvent(new Event(el.type === 'range' ? 'input' : 'change', { bubbles: true }));
-        await done;
-        void fig.offsetHeight;
-        return [performance.now() - t, Number(fig.dataset.engineMs), Number(fig.dataset.drawMs)];
-      }, [id, c.name, r]);
+      const ms = await timeChange(page, id, c.name, r);
       times.push(ms);
     }
     const col = (k) => times.map((t) => t[k]);

@@ -1,0 +1,30 @@
+// One timed control change, shared by bench/interaction.mjs and bench/interaction-ab.mjs.
+// The control is changed in the page and input → redraw is timed there, so no driver latency
+// counts: a slider moves one stop (up, or down at its end), a select to its next option, a number
+// up by 1.
+// Returns [ms, the engine's ms, the draw's ms].
+export const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
+
+export function timeChange(page, id, name, round) {
+  return page.evaluate(async ([s, name, r]) => {
+      const fig = document.querySelector(`#${s} figure.live`);
+      const el = fig.querySelector(`[data-param="${name}"]`);
+      const before = Number(fig.dataset.updates || 0);
+      if (el.type === 'range') { const up = Number(el.value) < Number(el.max); el.value = String(Number(el.value) + (up && r % 2 === 0 ? 1 : -1)); }
+      else if (el.tagName === 'SELECT') el.selectedIndex = (el.selectedIndex + 1) % el.options.length;
+      else el.value = String(Number(el.value) + 1);
+      // input → the figure's DOM updated (seen at once by a MutationObserver) and laid out
+      // (offsetHeight forces style and layout); the wait for the next vsync is not counted
+      const done = new Promise((res) => {
+        const obs = new MutationObserver(() => {
+          if (Number(fig.dataset.updates || 0) > before && fig.dataset.state === 'ready') { obs.disconnect(); res(); }
+        });
+        obs.observe(fig, { attributes: true, attributeFilter: ['data-updates'] });
+      });
+      const t = performance.now();
+      el.dispatchEvent(new Event(el.type === 'range' ? 'input' : 'change', { bubbles: true }));
+      await done;
+      void fig.offsetHeight;
+      return [performance.now() - t, Number(fig.dataset.engineMs), Number(fig.dataset.drawMs)];
+  }, [id, name, round]);
+}
