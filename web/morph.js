@@ -49,3 +49,13 @@ export function morphChildren(parent, nodes) {
 
 export const show = (container, ...nodes) =>
   morphChildren(container, nodes.map((n) => (typeof n === 'string' ? document.createTextNode(n) : n)));
+
+// show(container, build(), ...after), unless patch(node) can redraw the node already there in place
+// (patch returns false, touching nothing, when it cannot): then only `after` is patched. The plots'
+// in-place redraws (heatmap cells, bars, a sweep's marker) go through here. Returns the live node.
+export function showPatched(container, patch, build, ...after) {
+  const live = container.childNodes.length === after.length + 1 ? container.firstChild : null;
+  if (live && patch(live)) after.forEach((n, i) => morph(container.childNodes[i + 1], n));
+  else show(container, build(), ...after);
+  return container.firstChild;
+}

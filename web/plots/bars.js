@@ -2,7 +2,7 @@
 // scaled). Pure: data in, SVG node out.
 //   categories: ['k₁', 'k₂', …];  series: [{ name, values: [...] }] with values per category
 import * as Plot from '@observablehq/plot';
-import { morph, show } from '../morph.js';
+import { showPatched } from '../morph.js';
 import { SERIES_COLORS, plot } from './style.js';
 
 export function barsPlot({ categories, series, yLabel = 'weight', yDomain = [0, 1], width = 640, height = 240, ariaLabel }) {
@@ -26,26 +26,28 @@ export function barsPlot({ categories, series, yLabel = 'weight', yDomain = [0, 
 const drawn = new WeakMap();  // container → { key, y }: the layout drawn and the plot's y scale
 
 export function showBars(container, { ariaLabel, ...options }, ...after) {
-  const { series } = options;
-  const key = JSON.stringify({ ...options, series: series.map((x) => [x.name, x.values.length]) });
+  const key = JSON.stringify({ ...options, series: options.series.map((x) => [x.name, x.values.length]) });
   const d = drawn.get(container);
-  const svg = d?.key === key && container.childNodes.length === after.length + 1 ? chart(container.firstChild) : null;
-  const groups = svg?.querySelector('g[aria-label="bar"]')?.children ?? [];  // one <g> per category (facet)
-  const ok = groups.length === options.categories.length && [...groups].every((g) => g.childElementCount === series.length);
-  if (!ok) {
+  showPatched(container, (live) => d?.key === key && moveBars(chart(live), d.y, options, ariaLabel), () => {
     const node = barsPlot({ ...options, ariaLabel });
-    show(container, node, ...after);
     drawn.set(container, { key, y: node.scale('y') });
-    return;
-  }
-  const y0 = d.y.apply(0);
-  [...groups].forEach((g, c) => [...g.children].forEach((rect, k) => {
-    const yv = d.y.apply(series[k].values[c]);
+    return node;
+  }, ...after);
+}
+
+// Sets each bar's top and height for the new values; false, touching nothing, if the bars drawn
+// are not one <g> per category with one bar per series.
+function moveBars(svg, y, { categories, series }, ariaLabel) {
+  const groups = [...(svg?.querySelector('g[aria-label="bar"]')?.children ?? [])];  // one <g> per category (facet)
+  if (groups.length !== categories.length || groups.some((g) => g.childElementCount !== series.length)) return false;
+  const y0 = y.apply(0);
+  groups.forEach((g, c) => [...g.children].forEach((rect, k) => {
+    const yv = y.apply(series[k].values[c]);
     setIf(rect, 'y', Math.min(y0, yv));
     setIf(rect, 'height', Math.max(0, Math.abs(yv - y0)));
   }));
   if (ariaLabel) svg.setAttribute('aria-label', ariaLabel);
-  after.forEach((n, i) => morph(container.childNodes[i + 1], n));
+  return true;
 }
 
 const chart = (node) => (node.tagName.toLowerCase() === 'svg' ? node : node.querySelector(':scope > svg'));

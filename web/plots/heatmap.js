@@ -2,7 +2,7 @@
 //   values: row-major Float32Array or array of length rows·cols
 //   diverging: true for signed data centred on 0 (a Jacobian), false for weights in [0, max]
 import * as Plot from '@observablehq/plot';
-import { morph, show } from '../morph.js';
+import { morph, showPatched } from '../morph.js';
 import { plot } from './style.js';
 
 // Piecewise-linear colour ramp through the given hex stops, t in [0, 1].
@@ -100,10 +100,7 @@ export function updateHeatmap(node, options) {
 // Returns the heatmap in the page.
 export function showHeatmap(container, options, ...after) {
   options = { dark: prefersDark(container), ...options };
-  const live = container.firstChild;
-  if (container.childNodes.length === after.length + 1 && updateHeatmap(live, options)) after.forEach((n, i) => morph(container.childNodes[i + 1], n));
-  else show(container, heatmapPlot(options), ...after);
-  return container.firstChild;
+  return showPatched(container, (live) => updateHeatmap(live, options), () => heatmapPlot(options), ...after);
 }
 
 // The smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 × 10^k that is >= x > 0: the colour scale's

@@ -6,7 +6,7 @@
 //   marker: { x, label }                                   the current value of the swept parameter
 //   colors: one colour per series (default: SERIES_COLORS in order)
 import * as Plot from '@observablehq/plot';
-import { morph, show } from '../morph.js';
+import { showPatched } from '../morph.js';
 import { SERIES_COLORS, plot } from './style.js';
 
 // Labels drawn over the curves keep a rim of the figure's background, in either theme.
@@ -76,16 +76,12 @@ const SVG = 'http://www.w3.org/2000/svg';
 
 export function showSweepCurves(container, { marker, ...options }, ...after) {
   const key = JSON.stringify(options);
-  let d = drawn.get(container);
-  if (d?.key !== key || !container.firstChild) {
+  const live = showPatched(container, () => drawn.get(container)?.key === key, () => {
     const node = sweepCurvesPlot(options);
-    show(container, node, ...after);
-    d = { key, x: node.scale('x'), y: node.scale('y') };
-    drawn.set(container, d);
-  } else {
-    after.forEach((n, i) => morph(container.childNodes[i + 1], n));
-  }
-  moveMarker(container.firstChild, d, marker);
+    drawn.set(container, { key, x: node.scale('x'), y: node.scale('y') });
+    return node;
+  }, ...after);
+  moveMarker(live, drawn.get(container), marker);
 }
 
 // The marker: a dotted rule across the frame and its label above it, in the chart's own <svg>.
