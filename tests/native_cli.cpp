@@ -3,6 +3,7 @@
 //   echo '{"op":"softmax","x":[1,2,3],"rows":1,"cols":3}' | attnlab_cli
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 
@@ -22,6 +23,40 @@ Distribution dist(const json& r, const char* fn) {
   const std::string name = r.value("distribution", "normal");
   const double kind = name == "normal" ? 0 : name == "uniform" ? 1 : name == "rademacher" ? 2 : name == "student-t" ? 3 : -1;
   return api::distribution(fn, kind, r.value("mean", 0.0), r.value("std", 1.0), r.value("df", 5.0));
+}
+
+// The native reference figures of bench/native.mjs: the checked API timed in C++, inputs of
+// N(0, 1) entries, outputs reused (no copies); the median of `rounds` calls after one warm-up.
+//   {"op":"benchAttention","n":512,"d":64,"rounds":15} → {"ms", "arch"}   (n_q = n_k = n, d_k = d_v = d)
+//   {"op":"benchSoftmax","rows":1024,"cols":1024,"rounds":15} → {"ms", "arch"}
+json bench(const json& r) {
+  const bool attention = r.at("op") == "benchAttention";
+  const std::size_t n = attention ? r.at("n").get<std::size_t>() : r.at("rows").get<std::size_t>();
+  const std::size_t d = attention ? r.at("d").get<std::size_t>() : r.at("cols").get<std::size_t>();
+  const int rounds = r.value("rounds", 15);
+  std::vector<float> q(n * d), k(n * d), v(n * d), out(n * d), weights(n * n);
+  Rng rng(1);
+  for (auto* x : {&q, &k, &v})
+    for (float& e : *x) e = static_cast<float>(rng.normal());
+  api::AttentionArgs args;
+  args.q = {q.data(), q.size()};
+  args.k = {k.data(), k.size()};
+  args.v = {v.data(), v.size()};
+  args.nq = args.nk = static_cast<double>(n);
+  args.dk = args.dv = static_cast<double>(d);
+  const auto call = [&] {
+    if (attention) api::attention(api::Out({out.data(), out.size()}, "output"), api::Out({weights.data(), weights.size()}, "weights"), args);
+    else api::softmax(api::Out({out.data(), out.size()}, "y"), {q.data(), q.size()}, double(n), double(d), api::SoftmaxKind::stable);
+  };
+  call();
+  std::vector<double> ms;
+  for (int i = 0; i < rounds; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    call();
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+  return {{"ms", ms[ms.size() / 2]}, {"arch", simd_arch()}};
 }
 
 json run(const json& r) {
@@ -96,6 +131,7 @@ json run(const json& r) {
     api::train_destroy(handle);
     return {{"steps", r.at("steps")}, {"seconds", seconds}, {"variants", variants}};
   }
+  if (op == "benchAttention" || op == "benchSoftmax") return bench(r);
   if (op == "info") return {{"arch", simd_arch()}, {"simd", simd_enabled()}};
   throw std::invalid_argument("unknown op " + op);
 }
