@@ -8,7 +8,7 @@
 // Q·Kᵀ and P·V are n²·d multiply-adds each, 4·n²·d flops in all (softmax's O(n²) not counted).
 // Every implementation goes from Float32Arrays to a Float32Array of O, except TensorFlow.js, whose
 // inputs stay resident tensors (its usual use; only O is read back with dataSync), and attnlab
-// "no copies", whose inputs and outputs live in engine memory (engine.workspace; see the HOOK).
+// "no copies", whose inputs and outputs live in engine memory (engine.workspace).
 // attnlab "with copies" is the plain call: q, k, v copied in; O and the n² weights copied out.
 import { timeInterleavedAsync } from './timing.mjs';
 import { attentionModel, softmaxModel } from './onnx-model.mjs';
@@ -93,40 +93,20 @@ export function jsSoftmax(x, rows, cols) {
   return y;
 }
 
-// ------------------------------------------------------------ HOOK: attnlab without copies
-// The one place that knows the engine's no-copy API. With engine.workspace (views of engine
-// memory that calls read and write in place) nothing crosses the boundary: inputs are placed in
-// the workspace once, outside the timing, and O and the weights are written into it. Failing
-// that, an `out` option the engine honours (caller-provided output arrays: no allocation, one
-// copy out; an engine that ignores the option is caught by the identity test). Failing both,
-// null: the "no copies" rows read n/a. Returns { mode, fn (returning O or Y, to be checked),
-// dispose }.
+// ------------------------------------------------------------ attnlab without copies
+// engine.workspace: views of engine memory that calls read and write in place, so nothing crosses
+// the boundary. The inputs are placed in the workspace once, outside the timing, and O and the
+// weights (softmax: Y) are written into it. Returns { mode, fn (returning O or Y, to be checked), dispose }.
 function attentionNoCopies(engine, o) {
-  const sizes = { q: o.q.length, k: o.k.length, v: o.v.length, output: o.nq * o.dv, weights: o.nq * o.nk };
-  if (typeof engine.workspace === 'function') {
-    const ws = engine.workspace(sizes);
-    for (const name of ['q', 'k', 'v']) ws[name].set(o[name]);
-    const run = () => engine.attention({ ...o, q: ws.q, k: ws.k, v: ws.v, out: { output: ws.output, weights: ws.weights } }).output;
-    return { mode: 'workspace', fn: run, dispose: () => ws.dispose() };
-  }
-  const out = { output: new Float32Array(sizes.output), weights: new Float32Array(sizes.weights) };
-  const withOut = { ...o, out };
-  try {
-    if (engine.attention(withOut).output === out.output) return { mode: 'out arrays', fn: () => engine.attention(withOut).output, dispose() {} };
-  } catch { /* not offered */ }
-  return null;
+  const ws = engine.workspace({ q: o.q.length, k: o.k.length, v: o.v.length, output: o.nq * o.dv, weights: o.nq * o.nk });
+  for (const name of ['q', 'k', 'v']) ws[name].set(o[name]);
+  const fn = () => engine.attention({ ...o, q: ws.q, k: ws.k, v: ws.v, out: { output: ws.output, weights: ws.weights } }).output;
+  return { mode: 'workspace', fn, dispose: () => ws.dispose() };
 }
 function softmaxNoCopies(engine, x, rows, cols) {
-  if (typeof engine.workspace === 'function') {
-    const ws = engine.workspace({ x: x.length, y: x.length });
-    ws.x.set(x);
-    return { mode: 'workspace', fn: () => engine.softmax(ws.x, rows, cols, { out: ws.y }), dispose: () => ws.dispose() };
-  }
-  const out = new Float32Array(rows * cols);
-  try {
-    if (engine.softmax(x, rows, cols, { out }) === out) return { mode: 'out arrays', fn: () => engine.softmax(x, rows, cols, { out }), dispose() {} };
-  } catch { /* not offered */ }
-  return null;
+  const ws = engine.workspace({ x: x.length, y: x.length });
+  ws.x.set(x);
+  return { mode: 'workspace', fn: () => engine.softmax(ws.x, rows, cols, { out: ws.y }), dispose: () => ws.dispose() };
 }
 
 // ------------------------------------------------------------ the wasm SIMD128 peak probe
@@ -193,7 +173,7 @@ export async function runPeers({ createEngine, tf, tfWasm, ort, peakWasm }, roun
     const feeds = Object.fromEntries([['Q', q], ['K', k], ['V', v]].map(([name, a]) => [name, new ort.Tensor('float32', a, [n, d])]));
     await group(`attention ${n}×${d}`, [
       ['attnlab SIMD128', () => simd.attention(o).output],
-      ['attnlab SIMD128 no copies', noCopies?.fn],
+      ['attnlab SIMD128 no copies', noCopies.fn],
       ['attnlab scalar', () => scalar.attention(o).output],
       ['plain JS', () => jsAttention(q, k, v, n, d, scale)],
       ['tfjs matMul(q, k, false, true)', tfRun(() => tf.matMul(tf.softmax(tf.mul(tf.matMul(tq, tk, false, true), ts)), tv))],
@@ -202,8 +182,8 @@ export async function runPeers({ createEngine, tf, tfWasm, ort, peakWasm }, roun
       ['peak', peak.fn],
     ], (name, out) => checkAttention(name, out, { q, k, v, n, d }), 4 * n * n * d, 'GFLOP/s', n * d > 1e5 ? rounds.large : rounds.small);
     tf.dispose([tq, tk, tv, ts]);
-    noCopies?.dispose();
-    noCopiesMode = noCopies?.mode ?? null;
+    noCopies.dispose();
+    noCopiesMode = noCopies.mode;
     await session.release();
   }
 
@@ -215,14 +195,14 @@ export async function runPeers({ createEngine, tf, tfWasm, ort, peakWasm }, roun
   const feeds = { X: new ort.Tensor('float32', x, [rows, cols]) };
   await group(`softmax ${rows}×${cols}`, [
     ['attnlab SIMD128', () => simd.softmax(x, rows, cols)],
-    ['attnlab SIMD128 no copies', noCopies?.fn],
+    ['attnlab SIMD128 no copies', noCopies.fn],
     ['attnlab scalar', () => scalar.softmax(x, rows, cols)],
     ['plain JS', () => jsSoftmax(x, rows, cols)],
     ['tfjs softmax', () => { const t = tf.softmax(tx); const out = t.dataSync(); t.dispose(); return out; }],
     ['onnxruntime-web', async () => (await session.run(feeds)).Y.data],
   ], (name, out) => checkSoftmax(name, out, x, rows, cols), 0, 'ms', rounds.softmax);
   tx.dispose();
-  noCopies?.dispose();
+  noCopies.dispose();
   await session.release();
   if (tf.memory().numTensors !== 0) throw new Error(`tfjs leaked ${tf.memory().numTensors} tensors`);
 
