@@ -54,6 +54,22 @@ async function openHost(body, { viewport = { width: 1000, height: 800 }, colorSc
 
 const frameOf = async (page, selector = '#f') => (await page.waitForSelector(selector)).contentFrame();
 const ready = (locator, timeout = 30000) => locator.locator('figure.live[data-state="ready"]').waitFor({ timeout });
+// A lazy figure computes once it comes near the viewport. On a course page the iframes above it
+// may resize after the scroll and push it back out (under load, before it was ever seen), so
+// bring it into view again until it is ready; if it never is, say what state it is in.
+async function readyInView(locator, timeout = 60000) {
+  const deadline = Date.now() + timeout;
+  const figure = locator.locator('figure.live').first();
+  for (;;) {
+    await figure.scrollIntoViewIfNeeded();
+    try { return await ready(locator, Math.min(3000, Math.max(1, deadline - Date.now()))); } catch (err) {
+      if (Date.now() < deadline) continue;
+      const state = await figure.evaluate((f) => ({ state: f.dataset.state, updates: f.dataset.updates,
+        note: f.querySelector('.note:not([hidden])')?.textContent })).catch(() => 'no figure');
+      throw new Error(`not ready after ${timeout} ms: ${JSON.stringify(state)}`, { cause: err });
+    }
+  }
+}
 
 // Every message an embed may post, by name; null for anything else. Keys must match exactly.
 function shapeOf(d) {
@@ -135,8 +151,7 @@ describe('the example course page (web/public/examples/course.html)', () => {
     await lower.locator('figure.live').waitFor({ state: 'attached' });
     expect(await lower.locator('figure.live').getAttribute('data-updates')).toBeNull();
     for (const id of ['element-softmax', 'element-temperature']) {
-      await page.locator(`#${id}`).scrollIntoViewIfNeeded();
-      await ready(page.locator(`#${id}`), 60000);
+      await readyInView(page.locator(`#${id}`));
     }
     // two workers: the iframe's (a document of its own) and one for both elements, not one each
     expect(page.workers().length).toBe(2);
@@ -243,8 +258,7 @@ describe('the single offline file (dist/attnlab-offline.html)', () => {
     const ids = await page.$$eval('main section[id]', (ss) => ss.filter((s) => s.querySelector('figure.live')).map((s) => s.id));
     expect(ids).toEqual(ORDER.filter((id) => existsSync(resolve(import.meta.dirname, `../../web/sections/${id}.html`))));
     for (const id of ids) {
-      await page.locator(`#${id} figure.live`).scrollIntoViewIfNeeded();
-      await ready(page.locator(`#${id}`), 60000);
+      await readyInView(page.locator(`#${id}`));
     }
     expect(await page.getAttribute('#engine-status', 'data-self-test')).toBe('passed');
     expect(await page.locator('figure.live:not([data-state="ready"])').count()).toBe(0);
@@ -276,8 +290,7 @@ describe('under a strict Content-Security-Policy', () => {
     const { page, errors, violations, close } = await openStrict('index.html');
     const ids = await page.$$eval('main section[id]', (ss) => ss.filter((s) => s.querySelector('figure.live')).map((s) => s.id));
     for (const id of ids) {
-      await page.locator(`#${id} figure.live`).scrollIntoViewIfNeeded();
-      await ready(page.locator(`#${id}`), 60000);
+      await readyInView(page.locator(`#${id}`));
     }
     expect(violations).toEqual([]);
     expect(errors).toEqual([]);
@@ -309,8 +322,7 @@ describe('under a strict Content-Security-Policy', () => {
     const { page, errors, violations, close } = await openStrict('examples/course.html');
     await ready(page.frameLocator('#embed-dot-variance'));
     for (const id of ['element-softmax', 'element-temperature']) {
-      await page.locator(`#${id}`).scrollIntoViewIfNeeded();
-      await ready(page.locator(`#${id}`), 60000);
+      await readyInView(page.locator(`#${id}`));
     }
     expect(violations).toEqual([]);
     expect(errors).toEqual([]);
@@ -362,8 +374,7 @@ describe('accessibility of the embeds (axe-core: no serious or critical violatio
       }
       await page.goto(`${h.base}examples/course.html`);
       for (const id of ['element-softmax', 'element-temperature']) {
-        await page.locator(`#${id}`).scrollIntoViewIfNeeded();
-        await ready(page.locator(`#${id}`), 60000);
+        await readyInView(page.locator(`#${id}`));
       }
       await page.addScriptTag({ path: AXE });
       // axe reaches into open shadow roots; the iframe's page is the embed checked above
