@@ -1,11 +1,16 @@
 #include "rng.hpp"
 
 #include <cmath>
+#include <cstring>
 
 namespace attnlab {
 namespace {
 
-std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+double bits_to_double(std::uint64_t b) {
+  double d;
+  std::memcpy(&d, &b, sizeof d);
+  return d;
+}
 
 // SplitMix64 (Steele, Lea, Flood 2014), the seeding generator Vigna recommends for xoshiro.
 std::uint64_t splitmix64(std::uint64_t& x) {
@@ -28,64 +33,39 @@ Rng Rng::from_state(std::uint64_t s0, std::uint64_t s1, std::uint64_t s2, std::u
   return r;
 }
 
-std::uint64_t Rng::next_u64() {
-  const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
-  const std::uint64_t t = s_[1] << 17;
-  s_[2] ^= s_[0];
-  s_[3] ^= s_[1];
-  s_[1] ^= s_[2];
-  s_[0] ^= s_[3];
-  s_[2] ^= t;
-  s_[3] = rotl(s_[3], 45);
-  return result;
-}
-
-double Rng::uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
-
 namespace {
 
-// ZIGNOR tables (Doornik 2005, 128 layers of equal area V under the N(0,1) density's kernel
-// f(x) = exp(−x²/2)): x[0] = V/f(R) is the base strip's virtual width, x[1] = R, x[i+1] solves
-// f(x[i+1]) = f(x[i]) + V/x[i], x[128] = 0; ratio[i] = x[i+1]/x[i] is the fast-path bound.
 constexpr int kLayers = 128;
 constexpr double kR = 3.442619855899;        // start of the tail
 constexpr double kV = 9.91256303526217e-3;   // area of each layer
 
-struct Ziggurat {
-  double x[kLayers + 1], ratio[kLayers];
-  Ziggurat() {
-    double f = portable_exp(-0.5 * kR * kR);
-    x[0] = kV / f;
-    x[1] = kR;
-    x[kLayers] = 0;
-    for (int i = 2; i < kLayers; ++i) {
-      x[i] = std::sqrt(-2 * portable_log(kV / x[i - 1] + f));
-      f = portable_exp(-0.5 * x[i] * x[i]);
-    }
-    for (int i = 0; i < kLayers; ++i) ratio[i] = x[i + 1] / x[i];
-  }
-};
-
-// Built once at start-up, before main (natively) or at module instantiation (wasm).
-const Ziggurat kZiggurat;
-
 }  // namespace
 
-double Rng::normal() {
-  const Ziggurat& z = kZiggurat;
-  for (;;) {
-    const std::uint64_t bits = next_u64();
-    const int i = static_cast<int>(bits & 0x7F);
-    // u in [−1, 1) from the top 53 bits (sign included), independent of the layer bits
-    const double u = static_cast<double>(static_cast<std::int64_t>(bits) >> 11) * 0x1.0p-52;
-    if (std::abs(u) < z.ratio[i]) return u * z.x[i];  // inside the layer's rectangle
-    if (i == 0) return normal_tail(u < 0);
-    // the wedge between the rectangle and the curve: accept under the density
-    const double x = u * z.x[i];
-    const double f0 = portable_exp(-0.5 * (z.x[i] * z.x[i] - x * x));
-    const double f1 = portable_exp(-0.5 * (z.x[i + 1] * z.x[i + 1] - x * x));
-    if (f1 + uniform() * (f0 - f1) < 1) return x;
+Rng::Ziggurat::Ziggurat() {
+  double fi = portable_exp(-0.5 * kR * kR);
+  x[0] = kV / fi;
+  x[1] = kR;
+  x[kLayers] = 0;
+  for (int i = 2; i < kLayers; ++i) {
+    x[i] = std::sqrt(-2 * portable_log(kV / x[i - 1] + fi));
+    fi = portable_exp(-0.5 * x[i] * x[i]);
   }
+  for (int i = 0; i < kLayers; ++i) ratio[i] = x[i + 1] / x[i];
+  for (int i = 0; i <= kLayers; ++i) f[i] = portable_exp(-0.5 * x[i] * x[i]);
+}
+
+// Built once at start-up, before main (natively) or at module instantiation (wasm).
+const Rng::Ziggurat Rng::kZiggurat;
+
+// A draw (layer, u) outside its layer's rectangle: the base layer's tail, or the wedge between
+// the rectangle and the curve, accepted under the density (f(x[i]) <= f(x) < f(x[i+1]) there);
+// a rejected draw starts over with a fresh one.
+double Rng::normal_outside(int i, double u) {
+  const Ziggurat& z = kZiggurat;
+  if (i == 0) return normal_tail(u < 0);
+  const double x = u * z.x[i];
+  if (z.f[i + 1] + uniform() * (z.f[i] - z.f[i + 1]) < portable_exp(-0.5 * x * x)) return x;
+  return normal();
 }
 
 // Beyond R: Marsaglia's tail method, x = R − ln(U₁)/R accepted when −2 ln U₂ >= (ln(U₁)/R)².
@@ -98,8 +78,9 @@ double Rng::normal_tail(bool negative) {
   return negative ? x - kR : kR - x;
 }
 
-// x = k·ln2 + r with |r| <= ln2/2, e^r by its Taylor series to r¹³/13! (truncation < 1e-17),
-// then the exact scaling by 2^k.
+// x = k·ln2 + r with |r| <= ln2/2, e^r by its Taylor series to r¹³/13! (truncation < 1e-17) in
+// Horner form with the coefficients 1/n! as constants (no division), then the exact scaling by 2^k,
+// built from its bits while the result stays normal.
 double portable_exp(double x) {
   if (std::isnan(x)) return x;          // (and never a NaN or a huge k cast to int below)
   if (x < -745.2) return 0;
@@ -108,9 +89,14 @@ double portable_exp(double x) {
   constexpr double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
   const double k = std::floor(x * inv_ln2 + 0.5);
   const double r = (x - k * ln2_hi) - k * ln2_lo;
-  double p = 1;  // 1 + r(1 + r/2(1 + r/3(… (1 + r/13))))
-  for (int n = 13; n >= 1; --n) p = 1 + p * r / n;
-  return std::ldexp(p, static_cast<int>(k));
+  constexpr double c[14] = {1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040,
+                            1.0 / 40320, 1.0 / 362880, 1.0 / 3628800, 1.0 / 39916800,
+                            1.0 / 479001600, 1.0 / 6227020800.0};
+  double p = c[13];
+  for (int n = 12; n >= 0; --n) p = c[n] + r * p;
+  const int e = static_cast<int>(k);
+  if (e < -1021 || e > 1023) return std::ldexp(p, e);  // p·2^e may leave the normal range
+  return p * bits_to_double(static_cast<std::uint64_t>(e + 1023) << 52);
 }
 
 // x = m·2^e with m in [√½, √2); ln m = 2·atanh(t) = 2(t + t³/3 + t⁵/5 + …), t = (m−1)/(m+1),
@@ -131,7 +117,7 @@ double portable_log(double x) {
   return e * ln2_hi + (2 * t * poly + e * ln2_lo);
 }
 
-double standard_draw(Rng& rng, const Distribution& d) {
+double standard_draw_slow(Rng& rng, const Distribution& d) {
   switch (d.kind) {
     case Dist::normal: return rng.normal();
     case Dist::uniform: return std::sqrt(3.0) * (2 * rng.uniform() - 1);
@@ -147,6 +133,10 @@ double standard_draw(Rng& rng, const Distribution& d) {
 }
 
 void fill(Vec<float> out, Rng& rng, const Distribution& d) {
+  if (d.kind == Dist::normal) {  // the common case, with the sampler's fast path inline
+    for (std::size_t i = 0; i < out.size; ++i) out[i] = static_cast<float>(d.mean + d.std * rng.normal());
+    return;
+  }
   for (std::size_t i = 0; i < out.size; ++i) out[i] = static_cast<float>(d.mean + d.std * standard_draw(rng, d));
 }
 

@@ -17,6 +17,7 @@
 // no compiler may fuse these operations differently on either target.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "view.hpp"
@@ -29,12 +30,41 @@ class Rng {
   static Rng from_state(std::uint64_t s0, std::uint64_t s1, std::uint64_t s2, std::uint64_t s3);
   const std::uint64_t* state() const { return s_; }
 
-  std::uint64_t next_u64();
-  double uniform();       // [0, 1), 53 random bits
-  double normal();        // N(0, 1), ziggurat
+  std::uint64_t next_u64() {  // inline: the normal sampler's fast path is one of these and a compare
+    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+    const std::uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return result;
+  }
+  double uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }  // [0, 1), 53 bits
+  double normal() {  // N(0, 1), ziggurat: the fast path (about 98% of draws) inline, the rest not
+    const std::uint64_t bits = next_u64();
+    const int i = static_cast<int>(bits & 0x7F);
+    // u in [−1, 1) from the top 53 bits (sign included), independent of the layer bits
+    const double u = static_cast<double>(static_cast<std::int64_t>(bits) >> 11) * 0x1.0p-52;
+    if (std::abs(u) < kZiggurat.ratio[i]) return u * kZiggurat.x[i];  // inside the layer's rectangle
+    return normal_outside(i, u);
+  }
+
+  // ZIGNOR tables (Doornik 2005, 128 layers of equal area V under the N(0,1) density's kernel
+  // f(x) = exp(−x²/2)): x[0] = V/f(R) is the base strip's virtual width, x[1] = R (the tail's
+  // start), x[i+1] solves f(x[i+1]) = f(x[i]) + V/x[i], x[128] = 0; ratio[i] = x[i+1]/x[i] is
+  // the fast-path bound and f[i] = f(x[i]) the wedge test's ends. Built at start-up.
+  struct Ziggurat {
+    Ziggurat();
+    double x[129], ratio[128], f[129];
+  };
+  static const Ziggurat kZiggurat;
 
  private:
+  static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   Rng() = default;
+  double normal_outside(int layer, double u);  // the wedge and the tail, then a new draw
   double normal_tail(bool negative);
   std::uint64_t s_[4] = {};
 };
@@ -65,6 +95,9 @@ struct Distribution {
 
 void fill(Vec<float> out, Rng& rng, const Distribution& d);
 // z only, as double (mean 0, variance 1), for code that transforms before rounding to float.
-double standard_draw(Rng& rng, const Distribution& d);
+double standard_draw_slow(Rng& rng, const Distribution& d);  // any kind, not inline
+inline double standard_draw(Rng& rng, const Distribution& d) {
+  return d.kind == Dist::normal ? rng.normal() : standard_draw_slow(rng, d);
+}
 
 }  // namespace attnlab
