@@ -269,7 +269,7 @@ void sample_softmax_rows(std::vector<float> (&out)[5], double dk_d, double n_d, 
   const std::size_t dk = size_arg(fn, "dk", dk_d, kMaxDim);
   const std::size_t n = size_arg(fn, "n", n_d, kMaxDim);
   const std::size_t rows = size_arg(fn, "rows", rows_d, kMaxCount);
-  product(fn, "n*dk", n, dk);
+  product(fn, "rows*n", rows, n);  // the scores it holds
   const float sc = scale_arg(fn, scale);
   const std::uint64_t seed = seed_arg(fn, "seed", seed_d), first = seed_arg(fn, "first", first_d);
   for (auto& v : out) v.resize(rows);
@@ -277,6 +277,20 @@ void sample_softmax_rows(std::vector<float> (&out)[5], double dk_d, double n_d, 
                                 {out[3].data(), rows}, {out[4].data(), rows}},
                                dk, n, sc, seed, first);
   for (const auto& v : out) expect_no_overflow(fn, "the statistics", {v.data(), v.size()}, 1, "use a smaller scale");
+}
+
+void sample_scores(std::vector<float>& out, double dk_d, double n_d, double rows_d, double scale, double seed_d,
+                   double first_d) {
+  const char* fn = "sampleScores";
+  const std::size_t dk = size_arg(fn, "dk", dk_d, kMaxDim);
+  const std::size_t n = size_arg(fn, "n", n_d, kMaxDim);
+  const std::size_t rows = size_arg(fn, "rows", rows_d, kMaxCount);
+  const std::size_t count = product(fn, "rows*n", rows, n);
+  const float sc = scale_arg(fn, scale);
+  const std::uint64_t seed = seed_arg(fn, "seed", seed_d), first = seed_arg(fn, "first", first_d);
+  out.resize(count);
+  attnlab::sample_scores(Mat<float>{out.data(), rows, n}, dk, sc, seed, first);
+  expect_no_overflow(fn, "the scores", {out.data(), out.size()}, 1, "use a smaller scale");
 }
 
 void scores(std::vector<float>& out, Vec<const float> q, Vec<const float> k, double nq_d, double nk_d,

@@ -90,6 +90,10 @@ void sample_dot_products(std::vector<float>& out, double dk, double count, doubl
 void sample_softmax_rows(std::vector<float> (&out)[5], double dk, double n, double rows, double scale,
                          double seed, double first = 0);
 
+// Scores (rows, n) of one random query against n random keys per row (see sampling.hpp), scaled.
+void sample_scores(std::vector<float>& out, double dk, double n, double rows, double scale, double seed,
+                   double first = 0);
+
 // S = scale · Q Kᵀ (nq, nk) for q (nq, dk), k (nk, dk).
 void scores(std::vector<float>& out, Vec<const float> q, Vec<const float> k, double nq, double nk,
             double dk, double scale);

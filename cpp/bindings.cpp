@@ -184,6 +184,9 @@ std::string sample_entries(double count, double seed, double stream, double dist
 std::string sample_softmax_rows(double dk, double n, double rows, double scale, double seed, double first) {
   return guarded([&] { api::sample_softmax_rows(out_f32, dk, n, rows, scale, seed, first); });
 }
+std::string sample_scores(double dk, double n, double rows, double scale, double seed, double first) {
+  return guarded([&] { api::sample_scores(out_f32[0], dk, n, rows, scale, seed, first); });
+}
 std::string scores(double nq, double nk, double dk, double scale) {
   return guarded([&] { api::scores(out_f32[0], in(0), in(1), nq, nk, dk, scale); });
 }
@@ -251,6 +254,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   function("sampleDotProducts", &sample_dot_products);
   function("sampleEntries", &sample_entries);
   function("sampleSoftmaxRows", &sample_softmax_rows);
+  function("sampleScores", &sample_scores);
   function("scores", &scores);
   function("matmul", &matmul);
   function("softmaxJacobian", &softmax_jacobian);

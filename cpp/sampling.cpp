@@ -52,22 +52,39 @@ void sample_dot_products(Vec<float> out, std::size_t dk, std::uint64_t seed, con
   }
 }
 
+void sample_scores(Mat<float> out, std::size_t dk, float scale, std::uint64_t seed, std::uint64_t first) {
+  ATTN_CHECK(dk > 0);
+  for (std::size_t r = 0; r < out.rows; ++r) {
+    Rng rng(seed, first + r);
+    double q2 = 0;  // ‖q‖², q's entries drawn in double and only their squares kept
+    for (std::size_t c = 0; c < dk; ++c) {
+      const double x = rng.normal();
+      q2 += x * x;
+    }
+    const double norm = std::sqrt(q2);
+    float* s = out.row(r);
+    for (std::size_t j = 0; j < out.cols; ++j) s[j] = static_cast<float>(norm * rng.normal());
+  }
+  // the same float product as attention's scale pass
+  attnlab::scale(out, Mat<const float>(out), scale);
+}
+
 void sample_softmax_rows(const SoftmaxRowStats& out, std::size_t dk, std::size_t n, float scale,
                          std::uint64_t seed, std::uint64_t first) {
   const std::size_t rows = out.max_weight.size;
-  ATTN_CHECK(dk > 0 && n > 0 && out.entropy.size == rows && out.jacobian.size == rows &&
+  std::vector<float> s(rows * n);
+  sample_scores(Mat<float>{s.data(), rows, n}, dk, scale, seed, first);
+  softmax_row_stats(out, Mat<const float>{s.data(), rows, n});
+}
+
+void softmax_row_stats(const SoftmaxRowStats& out, Mat<const float> scores) {
+  const std::size_t rows = scores.rows, n = scores.cols;
+  ATTN_CHECK(n > 0 && out.max_weight.size == rows && out.entropy.size == rows && out.jacobian.size == rows &&
              out.nonmax_grad.size == rows && out.score_var.size == rows);
-  std::vector<float> q(dk), keys(n * dk), s(n), p(n);
-  const Distribution normal{};
+  std::vector<float> p(n);
   for (std::size_t r = 0; r < rows; ++r) {
-    Rng rng(seed, first + r);
-    fill(Vec<float>{q.data(), dk}, rng, normal);
-    fill(Vec<float>{keys.data(), n * dk}, rng, normal);
-    // s = scale · q Kᵀ: (1, dk)·(n, dk)ᵀ, the shape in which engine.scores computes the page's
-    // rows, so that a row shown there is this row to the last bit
-    matmul_nt(Mat<float>{s.data(), 1, n}, Mat<const float>{q.data(), 1, dk}, Mat<const float>{keys.data(), n, dk});
-    attnlab::scale(Mat<float>{s.data(), 1, n}, Mat<const float>{s.data(), 1, n}, scale);
-    softmax_rows(Mat<float>{p.data(), 1, n}, Mat<const float>{s.data(), 1, n});
+    const float* s = scores.row(r);
+    softmax_rows(Mat<float>{p.data(), 1, n}, Mat<const float>{s, 1, n});
     // the statistics, in double
     std::size_t m = 0;
     for (std::size_t j = 1; j < n; ++j)

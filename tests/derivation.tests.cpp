@@ -148,25 +148,21 @@ TEST_CASE("the sampled Jacobian norm is accurate even for rows that are one-hot 
   std::vector<float> mx(rows), h(rows), jac(rows), g(rows), sv(rows);
   sample_softmax_rows({{mx.data(), rows}, {h.data(), rows}, {jac.data(), rows}, {g.data(), rows}, {sv.data(), rows}},
                       dk, n, 1.f, 99);
+  std::vector<float> scores(rows * n);  // the same rows' float logits
+  sample_scores(Mat<float>{scores.data(), rows, n}, dk, 1.f, 99);
   int tiny = 0;
   for (std::size_t r = 0; r < rows; ++r) {
-    Rng rng(99, r);
-    std::vector<float> q(dk), keys(n * dk);
-    fill(Vec<float>{q.data(), dk}, rng, {});
-    fill(Vec<float>{keys.data(), n * dk}, rng, {});
-    std::vector<double> s(n), p(n), jd(n * n);
-    double ds = 0;  // the largest float error of a logit: γ_dk·Σ_c |q_c k_jc| (float dot product)
-    for (std::size_t j = 0; j < n; ++j) {
-      double d = 0, abs_sum = 0;
-      for (std::size_t c = 0; c < dk; ++c) { d += double(q[c]) * keys[j * dk + c]; abs_sum += std::abs(double(q[c]) * keys[j * dk + c]); }
-      s[j] = d;
-      ds = std::max(ds, gamma(dk + 1) * abs_sum);
-    }
+    // in long double: in double, diag(p) − ppᵀ itself loses 1 − p_m ≈ 1e-13 to rounding
+    std::vector<long double> s(scores.begin() + r * n, scores.begin() + (r + 1) * n), p(n), jd(n * n);
+    // float softmax rounds each s_j − max by up to u·|s_j − max|: the largest such error
+    const long double top = *std::max_element(s.begin(), s.end());
+    double ds = 0;
+    for (long double x : s) ds = std::max(ds, attnlab::test::gamma(2) * double(top - x));
     softmax_rows_ref(mmat(p, 1, n), cmat(s, 1, n));
-    softmax_jacobian_ref(mmat(jd, n, n), Vec<const double>{p.data(), n});
-    double f2 = 0;
-    for (double v : jd) f2 += v * v;
-    const double want = std::sqrt(f2);
+    softmax_jacobian_ref(mmat(jd, n, n), Vec<const long double>{p.data(), n});
+    long double f2 = 0;
+    for (long double v : jd) f2 += v * v;
+    const double want = double(std::sqrt(f2));
     tiny += want < 1e-7;
     INFO("row " << r << ": ‖J‖ = " << want << ", sampled " << jac[r]);
     // p_j/p_m = e^(s_j − s_m) shifts by up to 2·ds relative; ‖J‖ ≈ p_m·‖p_≠m‖-sized terms carry

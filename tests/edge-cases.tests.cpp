@@ -486,8 +486,10 @@ TEST_CASE("sizes beyond the limits are SIZE_LIMIT before any allocation, and pro
     CHECK(error_of([&] { api::row_stats(out, w, {}, 16777216, 16777216); }) ==
           "SIZE_LIMIT: rowStats: rows*cols = 281474976710656 exceeds the limit of 16777216 elements");
     std::vector<float> stats[5];
-    CHECK(error_of([&] { api::sample_softmax_rows(stats, 65536, 65536, 1, 1, 1); }) ==
-          "SIZE_LIMIT: sampleSoftmaxRows: n*dk = 4294967296 exceeds the limit of 16777216 elements");
+    CHECK(error_of([&] { api::sample_softmax_rows(stats, 1, 65536, 65536, 1, 1); }) ==
+          "SIZE_LIMIT: sampleSoftmaxRows: rows*n = 4294967296 exceeds the limit of 16777216 elements");
+    CHECK(error_of([&] { api::sample_scores(out, 1, 65536, 65536, 1, 1); }) ==
+          "SIZE_LIMIT: sampleScores: rows*n = 4294967296 exceeds the limit of 16777216 elements");
     CHECK(stats[0].capacity() == 0);
   }
   CHECK(out.capacity() == 0);

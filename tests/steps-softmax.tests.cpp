@@ -155,6 +155,34 @@ TEST_CASE("scaled by 1/√d_k, the mean largest of 16 weights is the same at d_k
   CHECK(lim.mean - one.mean > 5 * std::hypot(se_of_mean(one), se_of_mean(lim)));
 }
 
+TEST_CASE("drawing a row's scores as ‖q‖·z gives what keys drawn in full give: the same mean largest weight, entropy and score variance",
+          "[stats][eq:softmax-saturation]") {
+  // Given q, the scores q·k_j of keys k_j ~ N(0, I) are i.i.d. N(0, ‖q‖²); sample_scores draws
+  // them so. Here the keys are drawn in full, scored by the engine's Q·Kᵀ and scale passes, and
+  // both sets of rows go through softmax_row_stats.
+  const std::size_t dk = 64, n = 8, rows = 4000;
+  const float scale = 1.f / 8;
+  std::vector<float> full(rows * n), q(dk), keys(n * dk);
+  for (std::size_t r = 0; r < rows; ++r) {
+    Rng rng(4242, r);
+    fill(Vec<float>{q.data(), dk}, rng, {});
+    fill(Vec<float>{keys.data(), n * dk}, rng, {});
+    const Mat<float> s{full.data() + r * n, 1, n};
+    matmul_nt(s, cmat(q, 1, dk), cmat(keys, n, dk));
+    attnlab::scale(s, Mat<const float>(s), scale);
+  }
+  Rows a(rows);
+  softmax_row_stats(a.views(), cmat(full, rows, n));
+  const Rows b = softmax_rows_at(dk, n, scale, rows, 4243);
+  for (auto [name, x, y] : {std::tuple{"largest weight", &a.max_weight, &b.max_weight}, {"entropy", &a.entropy, &b.entropy},
+                            {"score variance", &a.score_var, &b.score_var}}) {
+    const Summary sa = summary_of(*x), sb = summary_of(*y);
+    const double se = std::hypot(se_of_mean(sa), se_of_mean(sb));
+    INFO(name << ": keys in full " << sa.mean << ", ‖q‖·z " << sb.mean << ", SE " << se);
+    CHECK(std::abs(sa.mean - sb.mean) < 5 * se);
+  }
+}
+
 // ---------------------------------------------------------------- vanishing-gradients
 
 TEST_CASE("the Jacobian of a uniform softmax is (I − 11ᵀ/n)/n, with Frobenius norm √(n−1)/n", "[eq:vanishing-gradients]") {

@@ -22,10 +22,10 @@ inline std::vector<float> normals(std::size_t n, std::uint64_t seed, double std 
 
 inline std::vector<double> widen(const std::vector<float>& v) { return {v.begin(), v.end()}; }
 
-inline Mat<const float> cmat(const std::vector<float>& v, std::size_t r, std::size_t c) { return {v.data(), r, c}; }
-inline Mat<const double> cmat(const std::vector<double>& v, std::size_t r, std::size_t c) { return {v.data(), r, c}; }
-inline Mat<float> mmat(std::vector<float>& v, std::size_t r, std::size_t c) { return {v.data(), r, c}; }
-inline Mat<double> mmat(std::vector<double>& v, std::size_t r, std::size_t c) { return {v.data(), r, c}; }
+template <class T>
+Mat<const T> cmat(const std::vector<T>& v, std::size_t r, std::size_t c) { return {v.data(), r, c}; }
+template <class T>
+Mat<T> mmat(std::vector<T>& v, std::size_t r, std::size_t c) { return {v.data(), r, c}; }
 
 // The sizes every kernel is swept over: around the SIMD width W, and two that are not multiples.
 inline std::vector<std::size_t> sizes_around_width() {

@@ -141,6 +141,10 @@ export interface Engine {
   sampleSoftmaxRows(o: { dk: number; n: number; rows: number; seed: number; scale?: number; first?: number }): {
     maxWeight: Float32Array; entropy: Float32Array; jacobianNorm: Float32Array; nonmaxGrad: Float32Array; scoreVariance: Float32Array;
   };
+  /** Scores (rows, n), row-major: row r is scale·K q for one random query against n random N(0,1) keys, drawn as
+   *  ‖q‖·z (the same distribution: given q the scores are i.i.d. N(0, ‖q‖²)) from RNG stream first + r; the rows
+   *  behind sampleSoftmaxRows. scale defaults to 1/√dk. */
+  sampleScores(o: { dk: number; n: number; rows: number; seed: number; scale?: number; first?: number }): Float32Array;
   /** S = scale·Q Kᵀ (nq, nk); scale defaults to 1/√dk. */
   scores(o: { q: Float32Array; k: Float32Array; nq: number; nk: number; dk: number; scale?: number }): Float32Array;
   /** C = A B for a (m, k) and b (k, n), row-major. */

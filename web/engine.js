@@ -274,6 +274,17 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       return { maxWeight: readF32(0), entropy: readF32(1), jacobianNorm: readF32(2), nonmaxGrad: readF32(3), scoreVariance: readF32(4) };
     },
 
+    sampleScores(o) {
+      const fn = 'sampleScores';
+      requireOptions(fn, o);
+      const { dk, n, rows, seed, first = 0 } = o;
+      for (const [name, value] of [['dk', dk], ['n', n], ['rows', rows], ['seed', seed], ['first', first]]) requireNumber(fn, name, value);
+      const scale = o.scale === undefined ? 1 / Math.sqrt(dk) : o.scale;
+      requireNumber(fn, 'scale', scale);
+      check(M.sampleScores(dk, n, rows, scale, seed, first));
+      return readF32(0);
+    },
+
     scores(o) {
       const fn = 'scores';
       requireOptions(fn, o);

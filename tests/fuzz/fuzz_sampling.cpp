@@ -50,7 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static std::vector<float> rows_out[5], rows_shifted[5];
   static std::vector<std::uint32_t> counts;
   for (int call = 0; call < 3 && (call == 0 || !in.empty()); ++call) {
-    switch (in.byte() % 4) {
+    switch (in.byte() % 5) {
       case 0: {  // sampleDotProducts
         const char* fn = "sampleDotProducts";
         Distribution d;
@@ -111,6 +111,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (!fuzz::call(fn, [&] { api::sample_entries(out, count, seed, d, stream); })) break;
         FUZZ_CHECK(out.size() == std::size_t(count), "sampleEntries length " + str(double(out.size())));
         FUZZ_CHECK(fuzz::all_finite(out), "sampleEntries returned a non-finite value");
+        break;
+      }
+      case 4: {  // sampleScores: finite, and row r is the same as row r − 1 of a call from first + 1
+        const char* fn = "sampleScores";
+        const double dk = in.size(), n = in.size(), rows = in.size(), scale = in.real();
+        const double seed = seed_of(in), first = seed_of(in);
+        if (fuzz::over_budget({dk + n, rows}, kBudget)) break;
+        if (!fuzz::call(fn, [&] { api::sample_scores(out, dk, n, rows, scale, seed, first); })) break;
+        const auto R = std::size_t(rows), N = std::size_t(n);
+        FUZZ_CHECK(out.size() == R * N, "sampleScores length " + str(double(out.size())) + " for rows*n " + str(rows * n));
+        FUZZ_CHECK(fuzz::all_finite(out), "sampleScores returned a non-finite score");
+        if (R >= 2 && first + 1 <= 9007199254740991.0) {
+          FUZZ_CHECK(fuzz::call(fn, [&] { api::sample_scores(shifted, dk, n, rows - 1, scale, seed, first + 1); }),
+                     "sampleScores refused first + 1");
+          FUZZ_CHECK(same_bits(out.data() + N, shifted.data(), (R - 1) * N), "row r differs between first and first + 1");
+        }
         break;
       }
       case 3: {  // describe

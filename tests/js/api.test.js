@@ -422,6 +422,10 @@ const GOOD = {
   sampleDotProducts: [[SAMPLE], (y) => expect(y).toEqual(reference.sampleDotProducts(SAMPLE))],
   sampleEntries: [[ENTRIES], (y) => expect(y).toEqual(reference.sampleEntries(ENTRIES))],
   sampleSoftmaxRows: [[ROWS], (r) => expect(r).toEqual(reference.sampleSoftmaxRows(ROWS))],
+  sampleScores: [[ROWS], (s) => {
+    expect(s).toEqual(reference.sampleScores(ROWS));
+    expect(s.length).toBe(ROWS.rows * ROWS.n);
+  }],
   scores: [[{ q: ATT.q, k: ATT.k, nq: 2, nk: 3, dk: 4 }], (s) =>
     expectClose(s, Array.from({ length: 6 }, (_, t) => {
       const i = Math.floor(t / 3), j = t % 3;
@@ -553,10 +557,20 @@ const CASES = {
     ...sizeCases('dk', (d) => [{ ...ROWS, dk: d }], 2 ** 16 + 1),
     ...sizeCases('n', (n) => [{ ...ROWS, n }], 2 ** 16 + 1),
     ...sizeCases('rows', (r) => [{ ...ROWS, rows: r }], 2 ** 24 + 1),
-    ['n = dk = 2^16', [{ ...ROWS, n: 2 ** 16, dk: 2 ** 16 }], RangeError, 'SIZE_LIMIT', 'n*dk'],
+    ['n = rows = 2^16', [{ ...ROWS, n: 2 ** 16, rows: 2 ** 16 }], RangeError, 'SIZE_LIMIT', 'rows*n'],
     ...seedCases('seed', (s) => [{ ...ROWS, seed: s }]),
     ...seedCases('first', (f) => [{ ...ROWS, first: f }]),
     ...[NaN, Infinity, 1e39].map((v) => [`scale = ${v}`, [{ ...ROWS, scale: v }], RangeError, 'BAD_VALUE', 'scale']),
+  ],
+  sampleScores: [
+    ...optionsCases(),
+    ...sizeCases('dk', (d) => [{ ...ROWS, dk: d }], 2 ** 16 + 1),
+    ...sizeCases('n', (n) => [{ ...ROWS, n }], 2 ** 16 + 1),
+    ...sizeCases('rows', (r) => [{ ...ROWS, rows: r }], 2 ** 24 + 1),
+    ['n = rows = 2^16', [{ ...ROWS, n: 2 ** 16, rows: 2 ** 16 }], RangeError, 'SIZE_LIMIT', 'rows*n'],
+    ...seedCases('seed', (s) => [{ ...ROWS, seed: s }]),
+    ...seedCases('first', (f) => [{ ...ROWS, first: f }]),
+    ...[NaN, -Infinity, 1e39].map((v) => [`scale = ${v}`, [{ ...ROWS, scale: v }], RangeError, 'BAD_VALUE', 'scale']),
   ],
   scores: [
     ...optionsCases(),

@@ -700,7 +700,7 @@ describe(`properties of the JS API (${RUNS} random argument sets per function, s
         () => [...['dk', 'n', 'rows', 'seed'].flatMap((k) => numberReasons(k, o[k])), ...numberReasons('first', dflt(o.first, 0))],
         () => numberReasons('scale', dflt(o.scale, 1 / Math.sqrt(o.dk))),
         () => [...sizeReasons('dk', o.dk, MAX_DIM), ...sizeReasons('n', o.n, MAX_DIM), ...sizeReasons('rows', o.rows, MAX_COUNT)],
-        () => productReasons('n*dk', o.n, o.dk),
+        () => productReasons('rows*n', o.rows, o.n),
         () => (Number.isFinite(Math.fround(dflt(o.scale, 1 / Math.sqrt(o.dk)))) ? [] : [rangeErr('BAD_VALUE', 'scale')]),
         () => [...seedReasons('seed', o.seed), ...seedReasons('first', dflt(o.first, 0))]);
       if (reasons.length === 0 && o.n * o.dk * o.rows > 2 ** 16) return;   // (sampled only when small)
@@ -717,9 +717,33 @@ describe(`properties of the JS API (${RUNS} random argument sets per function, s
     });
   });
 
+  it('sampleScores: rows × n finite scores, row r the same as row 0 of a call from first + r, the same for the same seed', () => {
+    const arb = optionsOr(fc.record({
+      dk: sizeArb(MAX_DIM, 16), n: sizeArb(MAX_DIM, 16), rows: sizeArb(MAX_COUNT, 40), seed: seedArb, first: optional(seedArb),
+      scale: optional(fc.oneof({ weight: 8, arbitrary: fc.double({ min: -4, max: 4, noNaN: true }) }, { weight: 1, arbitrary: fc.constantFrom(NaN, Infinity, 1e39, 1e30, 0) }, { weight: 1, arbitrary: WRONG_TYPE })),
+    }));
+    property(arb, (o) => {
+      const reasons = !isOptions(o) ? [typeErr('options object')] : stages(
+        () => [...['dk', 'n', 'rows', 'seed'].flatMap((k) => numberReasons(k, o[k])), ...numberReasons('first', dflt(o.first, 0))],
+        () => numberReasons('scale', dflt(o.scale, 1 / Math.sqrt(o.dk))),
+        () => [...sizeReasons('dk', o.dk, MAX_DIM), ...sizeReasons('n', o.n, MAX_DIM), ...sizeReasons('rows', o.rows, MAX_COUNT)],
+        () => productReasons('rows*n', o.rows, o.n),
+        () => (Number.isFinite(Math.fround(dflt(o.scale, 1 / Math.sqrt(o.dk)))) ? [] : [rangeErr('BAD_VALUE', 'scale')]),
+        () => [...seedReasons('seed', o.seed), ...seedReasons('first', dflt(o.first, 0))]);
+      if (reasons.length === 0 && (o.dk + o.n) * o.rows > 2 ** 16) return;   // (sampled only when small)
+      judge('sampleScores', [o], reasons, (s) => {
+        expect(s).toEqual(engine.sampleScores(o));
+        expect(s.length).toBe(o.rows * o.n);
+        const last = o.rows - 1, first = dflt(o.first, 0);
+        if (first + last <= Number.MAX_SAFE_INTEGER)
+          expect(engine.sampleScores({ ...o, rows: 1, first: first + last })).toEqual(s.subarray(last * o.n));
+      }, { mayOverflow: reasons.length === 0 && Math.abs(dflt(o.scale, 1)) * 1e4 * Math.sqrt(o.dk) > 3e38 });
+    });
+  });
+
   it('the properties cover every stateless function of the engine', () => {
     const covered = ['softmax', 'softmaxNaive', 'logSoftmax', 'softmaxBackward', 'rowStats', 'attention', 'attentionBackward',
-      'scores', 'matmul', 'rowDots', 'softmaxJacobian', 'describe', 'sampleEntries', 'sampleDotProducts', 'sampleSoftmaxRows'];
+      'scores', 'matmul', 'rowDots', 'softmaxJacobian', 'describe', 'sampleEntries', 'sampleDotProducts', 'sampleSoftmaxRows', 'sampleScores'];
     for (const fn of covered) expect(typeof engine[fn], fn).toBe('function');
     for (const fn of covered) expect(SUMMARY.functions[fn]?.calls ?? 0, fn).toBeGreaterThan(RUNS * 0.8);
   });

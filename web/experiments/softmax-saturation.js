@@ -34,15 +34,17 @@ function memoized(engine, kind, key, compute) {
 
 // Per-row statistics of softmax(scale · K q) for rows 0 … rows−1 (row r = RNG stream r), in
 // chunks; yields progress only after real work. Returns { maxWeight, entropy, … } Float32Arrays.
+// A row costs dk + n normals: the engine draws q and then the scores as ‖q‖·z (given q they
+// are i.i.d. N(0, ‖q‖²), as q·k_j is for random keys; see cpp/sampling.hpp).
 export function* softmaxRowsChunked(engine, { dk, n, rows, seed, scale, onChunk }) {
   const out = Object.fromEntries(STATS.map((s) => [s, new Float32Array(rows)]));
-  const per = Math.max(1, Math.floor(CHUNK / ((n + 1) * dk)));
+  const per = Math.max(1, Math.floor(CHUNK / (dk + n)));
   for (let first = 0; first < rows; first += per) {
     const count = Math.min(per, rows - first);
     const { value, fresh } = memoized(engine, 'rows', [dk, n, count, seed, scale, first].join(','),
       () => engine.sampleSoftmaxRows({ dk, n, rows: count, seed, scale, first }));
     for (const s of STATS) out[s].set(value[s], first);
-    const progress = onChunk?.(count * (n + 1) * dk);
+    const progress = onChunk?.(count * (dk + n));
     if (fresh && progress !== undefined) yield { progress };
   }
   return out;
@@ -66,7 +68,7 @@ const median = (x) => {
 // how many rows came out exactly one-hot in float32 (every non-max weight rounded to 0, so the
 // non-max gradient is exactly 0).
 export function* softmaxSweep(engine, { n, rows, seed, scales = ['none', 'sqrt'], dks = SWEEP_DKS }) {
-  const total = dks.reduce((s, dk) => s + rows * (n + 1) * dk, 0) * scales.length;
+  const total = dks.reduce((s, dk) => s + rows * (dk + n), 0) * scales.length;
   let done = 0;
   const onChunk = (work) => (done += work) / total;
   const result = { n, rows, seed, dks, scales: {} };
@@ -92,16 +94,10 @@ export function* softmaxSweep(engine, { n, rows, seed, scales = ['none', 'sqrt']
   return result;
 }
 
-// One query and its n keys: row `query` − 1 of the sweep's draws (the same RNG stream), so the
-// query shown is one of the rows behind the curves. Returns q·k_j for every key.
-export function drawRow(engine, { dk, n, seed, query }) {
-  const x = engine.sampleEntries({ count: (n + 1) * dk, seed, stream: query - 1 });
-  return { q: x.subarray(0, dk), k: x.subarray(dk) };
-}
-
+// One query against n keys: row `query` − 1 of the sweep's draws (the same RNG stream), so the
+// query shown is one of the rows behind the curves. Returns scale · q·k_j for every key.
 export function rowScores(engine, { dk, n, seed, query, scale = 1 }) {
-  const { q, k } = drawRow(engine, { dk, n, seed, query });
-  return engine.scores({ q, k, nq: 1, nk: n, dk, scale });
+  return engine.sampleScores({ dk, n, rows: 1, seed, first: query - 1, scale });
 }
 
 // ---------------------------------------------------------------- what the source texts state

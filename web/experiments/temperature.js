@@ -1,6 +1,5 @@
 // (eq:temperature) experiments: softmax(s/τ) for one set of draws and a grid of temperatures.
 // See chunks.js for the generator contract.
-import { rowScores } from './softmax-saturation.js';
 
 // τ/√d_k from 1/4 to 4 in quarter octaves: the curves' grid. The slider takes every other value.
 export const TAU_GRID = Array.from({ length: 17 }, (_, i) => 2 ** ((i - 8) / 4));
@@ -15,10 +14,11 @@ function* drawScores(engine, { dk, n, rows, seed }) {
   const key = [dk, n, rows, seed].join(',');
   if (cached?.engine === engine && cached.key === key) return cached.scores;
   const scores = new Float32Array(rows * n);
-  const per = Math.max(1, Math.floor(CHUNK / ((n + 1) * dk)));
-  for (let r = 0; r < rows; r++) {
-    scores.set(rowScores(engine, { dk, n, seed, query: r + 1, scale: 1 }), r * n);
-    if ((r + 1) % per === 0 && r + 1 < rows) yield { progress: (r + 1) / rows };
+  const per = Math.max(1, Math.floor(CHUNK / (dk + n)));  // a row draws dk + n normals
+  for (let first = 0; first < rows; first += per) {
+    const count = Math.min(per, rows - first);
+    scores.set(engine.sampleScores({ dk, n, rows: count, seed, first, scale: 1 }), first * n);
+    if (first + count < rows) yield { progress: (first + count) / rows };
   }
   cached = { engine, key, scores };
   return scores;
