@@ -19,7 +19,7 @@ export function timeChange(page, id, name, round) {
         const obs = new MutationObserver(() => {
           if (Number(fig.dataset.updates || 0) > before && fig.dataset.state === 'ready') { obs.disconnect(); res(); }
         });
-        obs.observe(fig, { attributes: true, attributeFilter: ['data-updates'] });
+        obs.observe(fig, { attributes: true, attributeFilter: ['data-updates', 'data-state'] });
       });
       const t = performance.now();
       el.dispatchEvent(new Event(el.type === 'range' ? 'input' : 'change', { bubbles: true }));

@@ -41,7 +41,7 @@ export async function soak({ dist = process.env.ATTNLAB_DIST || 'dist', changes 
       await new Promise((res) => {
         const t = setTimeout(res, 3000);
         const obs = new MutationObserver(() => { if (Number(fig.dataset.updates || 0) > before) { clearTimeout(t); obs.disconnect(); res(); } });
-        obs.observe(fig, { attributes: true, attributeFilter: ['data-updates'] });
+        obs.observe(fig, { attributes: true, attributeFilter: ['data-updates', 'data-state'] });
       });
     }, [id, pick]);
     if (i % 100 === 0 || i === changes - 1) { samples.push({ change: i + 1, heapBytes: await heap() }); report(samples.at(-1)); }

@@ -35,31 +35,59 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
   let current = values;
   let view = null;
   let resolvedAt = 0;  // when the engine's last result arrived: done() − resolvedAt is the draw
-  let inFlight = 0;    // update() calls not yet returned: 'ready' means the newest one has drawn
+  // 'ready' means the newest update has drawn and none is still running. Usually the newest is the
+  // last to return; but one answered from the last result (below) draws at once, and the older
+  // request it dropped returns after it, so whichever returns last settles the state.
+  let inFlight = 0;    // update() calls not yet returned
+  let drawnSinceNewest = false;
+  const settle = () => { busy.hidden = true; fig.dataset.state = 'ready'; };
   const figure = {
     body,
     progress: (p) => { busy.hidden = false; bar.value = p; },
     done: () => {
       fig.dataset.drawMs = (performance.now() - resolvedAt).toFixed(2);
-      if (inFlight <= 1) { busy.hidden = true; fig.dataset.state = 'ready'; }
+      drawnSinceNewest = true;
+      if (inFlight <= 1) settle();
       fig.dataset.updates = String(+(fig.dataset.updates || 0) + 1);
     },
   };
+  // The last result per channel, by request: experiments are pure functions of their parameters,
+  // so a control that only changes the drawing (a log axis, say) reuses it without the worker.
+  const last = new Map();   // channel → { key, result }
+  const pending = new Map();  // channel → the key of the request in flight
   const ctx = {
     // a step may run side jobs on channels of its own: they are named within this figure's
-    run: (name, params, opts = {}) => client.run(name, params, { ...opts,
-      channel: opts.channel ? `${channel}/${opts.channel}` : channel,
-      onTiming: (ms) => {
+    run: (name, params, opts = {}) => {
+      const ch = opts.channel ? `${channel}/${opts.channel}` : channel;
+      const key = `${name} ${JSON.stringify(params)}`;
+      if (last.get(ch)?.key === key) {
+        if (pending.has(ch)) { pending.delete(ch); client.cancel(ch); }  // an older request must not draw over this
         resolvedAt = performance.now();
-        fig.dataset.engineMs = ms.toFixed(2);
-        timing.textContent = `Computed in ${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms by the engine.`;
-      } }),
+        fig.dataset.engineMs = '0.00';
+        return Promise.resolve(last.get(ch).result);
+      }
+      pending.set(ch, key);
+      return client.run(name, params, { ...opts, channel: ch,
+        onTiming: (ms) => {
+          resolvedAt = performance.now();
+          fig.dataset.engineMs = ms.toFixed(2);
+          timing.textContent = `Computed in ${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms by the engine.`;
+        } }).then((result) => {
+        if (pending.get(ch) === key) pending.delete(ch);
+        if (result !== null) last.set(ch, { key, result });
+        return result;
+      }, (err) => {
+        if (pending.get(ch) === key) pending.delete(ch);
+        throw err;
+      });
+    },
     cancel: () => client.cancel(channel),
   };
 
   const update = async () => {
     fig.dataset.state = 'computing';
     inFlight++;
+    drawnSinceNewest = false;
     try {
       await view.update(current);
     } catch (err) {
@@ -67,6 +95,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
       showNotes([`The engine reported an error: ${err.message}`]);
     } finally {
       inFlight--;
+      if (inFlight === 0 && drawnSinceNewest && fig.dataset.state === 'computing') settle();
     }
   };
 
