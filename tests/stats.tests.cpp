@@ -62,19 +62,22 @@ TEST_CASE("the 95% interval for the variance covers d_k in about 95% of repeated
   CHECK(covered <= 380 + 18);
 }
 
-TEST_CASE("streaming moments merged across chunks equal the two-pass moments", "[stats]") {
+TEST_CASE("moments of a whole, merged across chunks, or streamed value by value equal the two-pass moments", "[stats]") {
   const auto x = normals(10001, 90, 3.0, 1e4);  // a large mean: the naive Σx² formula would lose digits
   Moments all = moments_of(Vec<const float>{x.data(), x.size()});
   Moments a = moments_of(Vec<const float>{x.data(), 4000});
   a.merge(moments_of(Vec<const float>{x.data() + 4000, x.size() - 4000}));
-  double mean = 0, m2 = 0, m4 = 0;
+  Moments streamed;
+  for (float v : x) streamed.push(v);
+  double mean = 0, m2 = 0, m3 = 0, m4 = 0;
   for (float v : x) mean += v;
   mean /= x.size();
-  for (float v : x) { const double d = v - mean; m2 += d * d; m4 += d * d * d * d; }
-  for (const Moments& m : {all, a}) {
+  for (float v : x) { const double d = v - mean; m2 += d * d; m3 += d * d * d; m4 += d * d * d * d; }
+  for (const Moments& m : {all, a, streamed}) {
     CHECK(m.n == x.size());
     CHECK(m.mean == Approx(mean).epsilon(1e-13));
     CHECK(m.m2 == Approx(m2).epsilon(1e-10));
+    CHECK(m.m3 == Approx(m3).margin(1e-10 * std::pow(m2, 1.5)));  // near 0 for a symmetric sample
     CHECK(m.m4 == Approx(m4).epsilon(1e-9));
   }
 }
