@@ -12,20 +12,7 @@ double bits_to_double(std::uint64_t b) {
   return d;
 }
 
-// SplitMix64 (Steele, Lea, Flood 2014), the seeding generator Vigna recommends for xoshiro.
-std::uint64_t splitmix64(std::uint64_t& x) {
-  std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 }  // namespace
-
-Rng::Rng(std::uint64_t seed, std::uint64_t stream) {
-  std::uint64_t x = seed + 4 * stream * 0x9E3779B97F4A7C15ull;  // jump SplitMix64 to output 4·stream
-  for (auto& w : s_) w = splitmix64(x);
-}
 
 Rng Rng::from_state(std::uint64_t s0, std::uint64_t s1, std::uint64_t s2, std::uint64_t s3) {
   Rng r;

@@ -26,7 +26,11 @@ namespace attnlab {
 
 class Rng {
  public:
-  explicit Rng(std::uint64_t seed, std::uint64_t stream = 0);
+  // stream s: SplitMix64 jumped to its output 4·s (inline: experiments start a stream per sample)
+  explicit Rng(std::uint64_t seed, std::uint64_t stream = 0) {
+    std::uint64_t x = seed + 4 * stream * 0x9E3779B97F4A7C15ull;
+    for (auto& w : s_) w = splitmix64(x);
+  }
   static Rng from_state(std::uint64_t s0, std::uint64_t s1, std::uint64_t s2, std::uint64_t s3);
   const std::uint64_t* state() const { return s_; }
 
@@ -63,6 +67,13 @@ class Rng {
 
  private:
   static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  // SplitMix64 (Steele, Lea, Flood 2014), the seeding generator Vigna recommends for xoshiro.
+  static std::uint64_t splitmix64(std::uint64_t& x) {
+    std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
   Rng() = default;
   double normal_outside(int layer, double u);  // the wedge and the tail, then a new draw
   double normal_tail(bool negative);
