@@ -7,6 +7,7 @@
 //   yLog: a log density axis, which shows the tails; bars with no samples are left out and the
 //         axis starts at half the density of a single sample
 import * as Plot from '@observablehq/plot';
+import { showPatched } from '../morph.js';
 import { plot } from './style.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -27,27 +28,31 @@ function legendItem(name, stroke, dashed) {
   return item;
 }
 
-export function densityHistogramPlot({ counts, lo, hi, n, curves = [], xLabel, yLog = false,
-  width = 480, height = 260, ariaLabel }) {
+// The bars, the curves' points and the top of the data: what the plot is built from.
+function layout({ counts, lo, hi, n, curves = [], yLog = false }) {
   const w = (hi - lo) / counts.length;
   const floor = 0.5 / (n * w);
   const bars = Array.from(counts, (c, b) => ({ x1: lo + b * w, x2: lo + (b + 1) * w, density: c / (n * w) }))
     .filter((b) => !yLog || b.density > 0);
   const steps = 320;
   let top = Math.max(...bars.map((b) => b.density));
+  const lines = curves.map((c) => Array.from({ length: steps + 1 }, (_, i) => {
+    const x = lo + ((hi - lo) * i) / steps;
+    const y = c.pdf(x);
+    if (Number.isFinite(y)) top = Math.max(top, y);
+    return { x, y: yLog && !(y >= floor) ? NaN : y };
+  }));
+  return { floor, bars, lines, top };
+}
+
+export function densityHistogramPlot(options) {
+  const { lo, hi, n, curves = [], xLabel, yLog = false, width = 480, height = 260, ariaLabel } = options;
+  const { floor, bars, lines, top } = options.layout ?? layout(options);
   const marks = [
     Plot.rectY(bars, { x1: 'x1', x2: 'x2', y1: yLog ? floor : 0, y2: 'density', fill: 'var(--bar)', inset: 0.5 }),
   ];
-  curves.forEach((c) => {
-    const points = Array.from({ length: steps + 1 }, (_, i) => {
-      const x = lo + ((hi - lo) * i) / steps;
-      const y = c.pdf(x);
-      if (Number.isFinite(y)) top = Math.max(top, y);
-      return { x, y: yLog && !(y >= floor) ? NaN : y };
-    });
-    marks.push(Plot.line(points, { x: 'x', y: 'y', stroke: strokeOf(c), strokeWidth: 2,
-      strokeDasharray: c.dashed ? '5,4' : null, clip: true }));
-  });
+  curves.forEach((c, k) => marks.push(Plot.line(lines[k], { x: 'x', y: 'y', stroke: strokeOf(c), strokeWidth: 2,
+    strokeDasharray: c.dashed ? '5,4' : null, clip: true })));
   if (!yLog) marks.push(Plot.ruleY([0]));
   const svg = plot({
     width, height, marginLeft: 52, marginRight: 12,
@@ -56,8 +61,7 @@ export function densityHistogramPlot({ counts, lo, hi, n, curves = [], xLabel, y
     y: yLog ? { type: 'log', label: 'density (log scale)', grid: true, domain: [floor, top * 1.5],
       ticks: decades(floor, top * 1.5), tickFormat: powerOfTen }
       : { label: 'density', grid: true, domain: [0, top * 1.05] },
-    ariaLabel: ariaLabel ?? `Histogram of ${n} samples of ${xLabel}` +
-      (curves.length ? ` with ${curves.map((c) => c.name).join(' and ')}` : ''),
+    ariaLabel: ariaLabel ?? defaultLabel(options),
     marks,
   });
   const wrap = document.createElement('div');
@@ -71,6 +75,54 @@ export function densityHistogramPlot({ counts, lo, hi, n, curves = [], xLabel, y
   }
   wrap.append(svg);
   return wrap;
+}
+
+// show(container, densityHistogramPlot(options), ...after), in place when the plot there has the
+// same axes, curves and bars (another seed or sample size of the same distribution, mostly): each
+// bar's top and height through the plot's y scale, as Plot's rectY computes them with inset 0.5
+// (y = min(Y(y1), Y(d)) + ½, height = max(0, |Y(y1) − Y(d)| − ½ − ½)), instead of a Plot build.
+const drawn = new WeakMap();  // container → { key, y }
+
+export function showDensityHistogram(container, options, ...after) {
+  const l = layout(options);
+  const { counts, lo, hi, n, xLabel, yLog = false, width, height, ariaLabel, curves = [] } = options;
+  const y1 = yLog ? l.floor : 0;
+  // the same key, the same plot but for the bars' heights (and the sample count in the label)
+  const key = JSON.stringify({ lo, hi, xLabel, yLog, width, height, bins: counts.length, top: l.top,
+    curves: curves.map((c) => [c.name, !!c.dashed]), ...(yLog ? { n, present: l.bars.map((b) => b.x1) } : {}) });
+  const d = drawn.get(container);
+  showPatched(container, (live) => d?.key === key && moveBars(live, d.y, l.bars, y1, ariaLabel ?? defaultLabel(options)), () => {
+    const node = densityHistogramPlot({ ...options, layout: l });
+    drawn.set(container, { key, y: node.querySelector(':scope > svg')?.scale?.('y') });
+    return node;
+  }, ...after);
+}
+
+const defaultLabel = ({ n, xLabel, curves = [] }) => `Histogram of ${n} samples of ${xLabel}` +
+  (curves.length ? ` with ${curves.map((c) => c.name).join(' and ')}` : '');
+
+function moveBars(wrap, y, bars, y1, ariaLabel) {
+  return moveRects(wrap.querySelector(':scope > svg'), y, y1, bars.map((b) => b.density), ariaLabel);
+}
+
+// The bars of a Plot.rectY(…, { y1, y2: value, inset: 0.5 }) in svg moved to new values through
+// its y scale, as Plot computes them; false, touching nothing, if svg does not hold as many bars.
+export function moveRects(svg, y, y1, values, ariaLabel) {
+  const rects = svg?.querySelector('g[aria-label="rect"]')?.children;
+  if (!y || !rects || rects.length !== values.length) return false;
+  const Y1 = y.apply(y1);
+  values.forEach((v, i) => {
+    const Y2 = y.apply(v);
+    setIf(rects[i], 'y', Math.min(Y1, Y2) + 0.5);
+    setIf(rects[i], 'height', Math.max(0, Math.abs(Y1 - Y2) + 0 - 0.5 - 0.5));  // Plot's own sum, to the last bit
+  });
+  svg.setAttribute('aria-label', ariaLabel);
+  return true;
+}
+
+function setIf(e, name, v) {
+  const text = String(v);
+  if (e.getAttribute(name) !== text) e.setAttribute(name, text);
 }
 
 // Powers of ten in [lo, hi], labelled 1, 10⁻¹, 10⁻², … (not the SI "100m" of the default format).

@@ -1,30 +1,57 @@
 // A histogram (as a density) with a reference density curve drawn over it.
 // Pure: data in, SVG node out.
 import * as Plot from '@observablehq/plot';
+import { showPatched } from '../morph.js';
+import { moveRects } from './density-histogram.js';
 import { plot } from './style.js';
 
-// { counts, lo, hi } from engine.describe; n = number of samples; pdf(x) the reference density.
-export function histogramPlot({ counts, lo, hi, n, pdf, xLabel, curveLabel, width = 440, height = 240 }) {
+function layout({ counts, lo, hi, n, pdf }) {
   const w = (hi - lo) / counts.length;
   const bars = Array.from(counts, (c, b) => ({ x1: lo + b * w, x2: lo + (b + 1) * w, density: c / (n * w) }));
   const curve = Array.from({ length: 161 }, (_, i) => {
     const x = lo + ((hi - lo) * i) / 160;
     return { x, y: pdf(x) };
   });
+  return { bars, curve };
+}
+const label = ({ n, xLabel, curveLabel }) => `Histogram of ${n} samples of ${xLabel} with the ${curveLabel} density`;
+
+// { counts, lo, hi } from engine.describe; n = number of samples; pdf(x) the reference density.
+// The density axis is niced (it ends on a tick), so another draw of the same law mostly keeps it.
+export function histogramPlot(options) {
+  const { lo, hi, xLabel, width = 440, height = 240 } = options;
+  const { bars, curve } = options.layout ?? layout(options);
   return plot({
     width, height,
     marginLeft: 48,
     marginBottom: 40,
     style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
     x: { label: xLabel, domain: [lo, hi], labelAnchor: 'center', labelOffset: 34 },
-    y: { label: 'density', grid: true },
-    ariaLabel: `Histogram of ${n} samples of ${xLabel} with the ${curveLabel} density`,
+    y: { label: 'density', grid: true, nice: true },
+    ariaLabel: label(options),
     marks: [
       Plot.rectY(bars, { x1: 'x1', x2: 'x2', y: 'density', fill: 'var(--bar)', inset: 0.5 }),
       Plot.line(curve, { x: 'x', y: 'y', stroke: 'var(--curve)', strokeWidth: 2 }),
       Plot.ruleY([0]),
     ],
   });
+}
+
+// show(container, histogramPlot(options)), in place when the plot there has the same axes (the
+// same range and bins, and the same niced density axis): each bar moved through the y scale.
+const drawn = new WeakMap();  // container → { key, y }
+
+export function showHistogram(container, options, ...after) {
+  const l = layout(options);
+  const { lo, hi, xLabel, curveLabel, counts, width, height } = options;
+  const y = Plot.scale({ y: { domain: [0, Math.max(...l.bars.map((b) => b.density), ...l.curve.map((p) => p.y))], nice: true } });
+  const key = JSON.stringify({ lo, hi, xLabel, curveLabel, width, height, bins: counts.length, top: y.domain[1] });
+  const d = drawn.get(container);
+  showPatched(container, (live) => d?.key === key && moveRects(live, d.y, 0, l.bars.map((b) => b.density), label(options)), () => {
+    const node = histogramPlot({ ...options, layout: l });
+    drawn.set(container, { key, y: node.scale('y') });
+    return node;
+  }, ...after);
 }
 
 export const normalPdf = (sd) => (x) => Math.exp(-0.5 * (x / sd) ** 2) / (sd * Math.sqrt(2 * Math.PI));

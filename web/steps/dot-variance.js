@@ -1,6 +1,6 @@
 // (eq:dot-variance) Var(q·k) = d_k, and q·k/√d_k has variance 1, measured by sampling: histograms
 // at the chosen d_k, and a sweep of the variance over d_k = 1 … 4096.
-import { histogramPlot, normalPdf } from '../plots/histogram.js';
+import { normalPdf, showHistogram } from '../plots/histogram.js';
 import { curvesPlot } from '../plots/curves.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
 import { dataTable, el, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
@@ -33,7 +33,7 @@ export function mount(figure, { run }) {
   figure.body.append(formula, grid(raw.el, scaled.el), sweepTitle, grid(sweepRaw, sweepScaled), sweepNote, sweepAlt, summary);
 
   function draw(target, stats, sd, label, curveLabel, theoryVar) {
-    show(target.plot, histogramPlot({ ...stats, pdf: normalPdf(sd), xLabel: label, curveLabel }));
+    showHistogram(target.plot, { ...stats, pdf: normalPdf(sd), xLabel: label, curveLabel });
     const inMean = inside(stats.meanCI, 0);
     const inVar = inside(stats.varianceCI, theoryVar);
     fillTable(target.table, ['statistic', 'measured', '95% interval', 'theory'], [

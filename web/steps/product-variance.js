@@ -1,6 +1,6 @@
 // (eq:product-variance) Var(XY) = 1 for independent X, Y of mean 0 and variance 1, whatever their
 // law; and XY is not normal: its kurtosis is E[X⁴]·E[Y⁴] (9 for normal factors).
-import { densityHistogramPlot } from '../plots/density-histogram.js';
+import { showDensityHistogram } from '../plots/density-histogram.js';
 import { normalPdf } from '../plots/histogram.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
@@ -55,12 +55,12 @@ export function mount(figure, { run }) {
         ...(density ? [{ name: `${law.density}, exact`, pdf: density }] : []),
         { name: 'N(0, 1), same variance', pdf: normalPdf(1), dashed: true },
       ];
-      show(hist.plot, densityHistogramPlot({
+      showDensityHistogram(hist.plot, {
         ...s, curves, xLabel: 'XY', yLog: axis === 'log', width: 460, height: 270,
         ariaLabel: `Histogram of ${fmtInt(s.n)} sampled products XY of ${law.name}` +
           `${density ? `, with the exact density ${law.density}` : ''} and the N(0, 1) density` +
           (axis === 'log' ? ', on a log density axis' : ''),
-      }));
+      });
       const w = (s.hi - s.lo) / s.counts.length;
       show(alt, dataTable('The histogram as a table', ['bin centre', 'count', 'density', density ? law.density : 'N(0, 1)'],
         Array.from(s.counts, (c, b) => {
