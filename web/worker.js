@@ -8,6 +8,7 @@
 // holds up another figure's quick update.
 import { createEngine } from './engine.js';
 import { experiments } from './experiments/index.js';
+import { WARM_UP } from './warm-up.js';
 
 const enginePromise = createEngine();
 const active = new Map();  // channel → { id, it, t0 }
@@ -30,9 +31,18 @@ function startFailure(err) {
 }
 
 enginePromise.then(
-  (engine) => postMessage({ ready: true, simd: engine.simd, arch: engine.arch }),
+  (engine) => { postMessage({ ready: true, simd: engine.simd, arch: engine.arch }); warmUp(engine); },
   (err) => postMessage({ ready: false, error: { name: err.name, message: startFailure(err) } }),
 );
+
+// The warm-up calls (web/warm-up.js), one at a time and only while no run is waiting: a request
+// that arrives meanwhile waits for one small call at most.
+async function warmUp(engine) {
+  for (const call of WARM_UP) {
+    do await new Promise((resolve) => setTimeout(resolve, looping ? 50 : 0)); while (looping);
+    try { call(engine); } catch { /* a warm-up is never worth an error: the page does not need it */ }
+  }
+}
 
 self.onmessage = ({ data }) => {
   const old = active.get(data.channel);

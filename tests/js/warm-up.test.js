@@ -1,0 +1,18 @@
+// The worker's warm-up calls (web/warm-up.js) run on the engine without an error. The worker
+// ignores their errors (a warm-up is never worth one), so a call broken by an API change would
+// otherwise just stop warming up, silently.
+import { describe, expect, it } from 'vitest';
+import { createEngine } from '../../web/engine.js';
+import { WARM_UP } from '../../web/warm-up.js';
+
+const engine = await createEngine();
+
+describe('the worker warm-up', () => {
+  it('every warm-up call runs without an error, and the engine still answers afterwards', () => {
+    expect(WARM_UP.length).toBeGreaterThan(5);
+    WARM_UP.forEach((call, i) => expect(() => call(engine), `call ${i}: ${call}`).not.toThrow());
+    const p = engine.softmax(new Float32Array([0, Math.log(3)]), 1, 2);
+    expect(p[0]).toBeCloseTo(0.25, 6);
+    expect(p[1]).toBeCloseTo(0.75, 6);
+  });
+});

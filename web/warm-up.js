@@ -1,0 +1,46 @@
+// Small calls that the worker makes while it has nothing else to do, so that the engine's hot
+// functions are compiled by V8's optimizing tier before a reader's first change needs them.
+//
+// Why: V8 runs a wasm function first in its baseline compiler (Liftoff) and optimizes it in the
+// background once it has run for a while; the running call is not switched over. A step's first
+// sweep therefore ran 10–40× slower than its later ones: breaking-assumptions' default sweep took
+// 0.4–0.7 s the first two times in Chromium, then 8–25 ms; after three small dot-product calls
+// and a pause, 13 ms the first time.
+//
+// Each call is a few ms, run one at a time between requests (web/worker.js), and returns nothing
+// that anyone reads: the results of the experiments do not depend on it.
+const ROWS = 64;
+const pairs = { count: 200, seed: 1 };
+const randn = (engine, count, stream) => engine.sampleEntries({ count, seed: 1, stream });
+
+export const WARM_UP = [
+  (e) => e.sampleDotProducts({ dk: 64, ...pairs }),                          // the plain pair
+  (e) => e.sampleDotProducts({ dk: 64, ...pairs, rho: 0.5 }),                // the general pair
+  (e) => e.sampleDotProducts({ dk: 64, ...pairs, layernorm: true }),
+  (e) => e.sampleDotProducts({ dk: 8, ...pairs, distribution: 'student-t', df: 5 }),
+  (e) => e.sampleDotProducts({ dk: 64, ...pairs, distribution: 'uniform' }),
+  (e) => e.sampleSoftmaxRows({ dk: 256, n: 16, rows: ROWS, seed: 1 }),
+  (e) => e.sampleScores({ dk: 256, n: 16, rows: ROWS, seed: 1 }),
+  (e) => e.describe(randn(e, 1 << 15, 0), { bins: 41, lo: -4, hi: 4 }),
+  (e) => e.matmul(randn(e, 128 * 256, 1), randn(e, 256 * 64, 2), 128, 256, 64),
+  (e) => e.rowDots(randn(e, 128 * 64, 3), randn(e, 128 * 64, 4), 128, 64),
+  (e) => {
+    const n = 32, dk = 64, dv = 16;
+    const o = { q: randn(e, n * dk, 5), k: randn(e, n * dk, 6), v: randn(e, n * dv, 7), nq: n, nk: n, dk, dv };
+    e.attention(o);
+    e.attention({ ...o, causal: true });
+    e.attentionBackward({ ...o, gradOutput: randn(e, n * dv, 8) });
+  },
+  (e) => {
+    const x = randn(e, ROWS * 64, 9);
+    const p = e.softmax(x, ROWS, 64);
+    e.softmaxNaive(x, ROWS, 64);
+    e.rowStats(p, ROWS, 64);
+    e.softmaxBackward(p, x, ROWS, 64);
+    e.softmaxJacobian(p.subarray(0, 16));
+  },
+  (e) => {
+    const t = e.createTrainer();
+    try { t.step(20); } finally { t.dispose(); }
+  },
+];
