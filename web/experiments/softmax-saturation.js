@@ -133,10 +133,10 @@ export function wilson(k, N, z = 1.96) {
   return [Math.max(0, c - h), Math.min(1, c + h)];
 }
 
-// How often do 4 attention scores at d_k = 64 spread as widely as the forum's example? Given q,
-// the scores q·k_j are independent N(0, ‖q‖²) (a rotation takes q to ‖q‖e₁), so each row draws q
-// (64 normals) and 4 standard normals z, and the scores are ‖q‖·z: the same distribution as
-// q·k_j with 4 fresh keys, at a fifth of the draws.
+// How often do 4 attention scores at d_k = 64 spread as widely as the forum's example? Each row is
+// one query against 4 random keys, drawn as sampleScores draws them (the query's 64 entries, then
+// the scores ‖q‖·z_j: given q they are independent N(0, ‖q‖²), as q·k_j is), at a fifth of the
+// draws of the keys in full.
 export function* softmaxSpreadOdds(engine, { seed, rows = 1 << 15 }) {
   const { dk, scores } = FORUM_EXAMPLE;
   const n = scores.length;
@@ -146,17 +146,14 @@ export function* softmaxSpreadOdds(engine, { seed, rows = 1 << 15 }) {
   for (let first = 0, c = 0; first < rows; first += per, c++) {
     const count = Math.min(per, rows - first);
     const { value, fresh } = memoized(engine, 'spread', [seed, first, count].join(','), () => {
-      const x = engine.sampleEntries({ count: count * (dk + n), seed, stream: 2 ** 32 + c });
+      // streams 2³² + r: apart from the sweeps' rows 0 … rows − 1
+      const s = engine.sampleScores({ dk, n, rows: count, seed, first: 2 ** 32 + first, scale: 1 });
       let h = 0, w = 0;
-      for (let r = 0; r < count; r++) {
-        const o = r * (dk + n);
-        let q2 = 0;
-        for (let i = 0; i < dk; i++) q2 += x[o + i] * x[o + i];
-        let lo = Infinity, hi = -Infinity;
-        for (let j = 0; j < n; j++) { lo = Math.min(lo, x[o + dk + j]); hi = Math.max(hi, x[o + dk + j]); }
-        const s = Math.sqrt(q2) * (hi - lo);
-        if (s >= spread) h++;
-        w = Math.max(w, s);
+      for (let o = 0; o < s.length; o += n) {
+        let lo = s[o], hi = s[o];
+        for (let j = 1; j < n; j++) { lo = Math.min(lo, s[o + j]); hi = Math.max(hi, s[o + j]); }
+        if (hi - lo >= spread) h++;
+        w = Math.max(w, hi - lo);
       }
       return { h, w };
     });
