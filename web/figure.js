@@ -54,30 +54,37 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
   // The last result per channel, by request: experiments are pure functions of their parameters,
   // so a control that only changes the drawing (a log axis, say) reuses it without the worker.
   const last = new Map();   // channel → { key, result }
-  const pending = new Map();  // channel → the key of the request in flight
+  const pending = new Map();  // channel → { dropped } for the request in flight
   const ctx = {
     // a step may run side jobs on channels of its own: they are named within this figure's
     run: (name, params, opts = {}) => {
       const ch = opts.channel ? `${channel}/${opts.channel}` : channel;
       const key = `${name} ${JSON.stringify(params)}`;
       if (last.get(ch)?.key === key) {
-        if (pending.has(ch)) { pending.delete(ch); client.cancel(ch); }  // an older request must not draw over this
+        // an older request must not draw over this: the worker drops it if it is still running,
+        // and its answer is ignored if it had already finished (then it is on its way)
+        const older = pending.get(ch);
+        if (older) { older.dropped = true; pending.delete(ch); client.cancel(ch); }
         resolvedAt = performance.now();
         fig.dataset.engineMs = '0.00';
         return Promise.resolve(last.get(ch).result);
       }
-      pending.set(ch, key);
+      const request = { dropped: false };
+      pending.set(ch, request);
+      const settle = () => { if (pending.get(ch) === request) pending.delete(ch); };
       return client.run(name, params, { ...opts, channel: ch,
         onTiming: (ms) => {
+          if (request.dropped) return;
           resolvedAt = performance.now();
           fig.dataset.engineMs = ms.toFixed(2);
           timing.textContent = `Computed in ${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms by the engine.`;
         } }).then((result) => {
-        if (pending.get(ch) === key) pending.delete(ch);
+        settle();
         if (result !== null) last.set(ch, { key, result });
-        return result;
+        return request.dropped ? null : result;
       }, (err) => {
-        if (pending.get(ch) === key) pending.delete(ch);
+        settle();
+        if (request.dropped) return null;
         throw err;
       });
     },
