@@ -53,9 +53,35 @@ export const show = (container, ...nodes) =>
 // show(container, build(), ...after), unless patch(node) can redraw the node already there in place
 // (patch returns false, touching nothing, when it cannot): then only `after` is patched. The plots'
 // in-place redraws (heatmap cells, bars, a sweep's marker) go through here. Returns the live node.
+// A node patch() refuses has another layout, so the built one replaces it whole: morphing one
+// plot into another of a new layout rewrites most of its nodes anyway, at ~2 µs each.
 export function showPatched(container, patch, build, ...after) {
   const live = container.childNodes.length === after.length + 1 ? container.firstChild : null;
   if (live && patch(live)) after.forEach((n, i) => morph(container.childNodes[i + 1], n));
-  else show(container, build(), ...after);
+  else if (live) {
+    live.replaceWith(build());
+    after.forEach((n, i) => morph(container.childNodes[i + 1], n));
+  } else show(container, build(), ...after);
   return container.firstChild;
+}
+
+// Nodes that a container showed lately and dropped for others of another layout (a reader moving
+// n there and back: plots, data tables): takeBack = recentNodes(), then takeBack(container, old,
+// key) keeps `old` ({ key, node, … }: what is about to be replaced) and returns what it kept for
+// `key`, if no page holds its node any more (else null). The last few per container.
+export function recentNodes(size = 4) {
+  const kept = new WeakMap();  // container → Map key → { key, node, … }
+  return (container, old, key) => {
+    const shown = kept.get(container) ?? new Map();
+    kept.set(container, shown);
+    if (old) {
+      shown.delete(old.key);
+      shown.set(old.key, old);
+      if (shown.size > size) shown.delete(shown.keys().next().value);
+    }
+    const back = shown.get(key);
+    if (!back || back.node.parentNode) return null;
+    shown.delete(key);
+    return back;
+  };
 }

@@ -19,12 +19,19 @@ const snapshot = (page, id) => page.$eval(`#${id} .figure-body`, (body) => [...b
 // control, value: a number field's value, a select's option or a slider's stop index
 const CASES = {
   'setup': [['seed', '2'], ['key', '3'], ['seed', '5']],
-  'full-attention': [['seed', '2'], ['row', '5'], ['causal', 'on'], ['seed', '3']],
-  'vanishing-gradients': [['dk', '7'], ['query', '3'], ['dk', '6']],
+  // n and d_v: new heatmap layouts and data tables; a row alone redraws its lines
+  'full-attention': [['seed', '2'], ['row', '5'], ['causal', 'on'], ['seed', '3'], ['n', '5'], ['row', '3'], ['dv', '1'], ['n', '4']],
+  // n = 32, 16, 4 (cell labels: Plot's own cells); rows and seed: curves whose y axis follows the data
+  'vanishing-gradients': [['dk', '7'], ['query', '3'], ['dk', '6'], ['n', '4'], ['query', '5'], ['n', '3'], ['n', '1'], ['rows', '2'], ['seed', '4']],
+  // seed: curves moved in place on fixed axes; n back to 16: bars and curves shown before come back
+  'scaling-choices': [['n', '4'], ['seed', '2'], ['n', '3'], ['query', '2'], ['rows', '2']],
+  'initialization': [['dmodel', '5'], ['init', 'lecun-normal'], ['sigma', '3'], ['dmodel', '4'], ['seed', '2']],
   'softmax-saturation': [['dk', '7'], ['query', '3'], ['dk', '9']],
   'shift-vs-scale': [['offset', '3'], ['divisor', '2'], ['offset', '5']],
   'temperature': [['tau', '3'], ['query', '2']],
-  'dot-variance': [['seed', '2'], ['seed', '3']],
+  // the histograms' bars moved in place (another seed or sample size), and rebuilt for a new d_k
+  'dot-variance': [['seed', '2'], ['dk', '5'], ['count', '2'], ['seed', '3']],
+  'product-variance': [['seed', '2'], ['count', '4'], ['seed', '3'], ['axis', 'log'], ['seed', '4'], ['distribution', 'uniform'], ['seed', '5']],
 };
 
 describe('redraws in place', () => {

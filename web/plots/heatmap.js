@@ -2,7 +2,7 @@
 //   values: row-major Float32Array or array of length rows·cols
 //   diverging: true for signed data centred on 0 (a Jacobian), false for weights in [0, max]
 import * as Plot from '@observablehq/plot';
-import { morph, showPatched } from '../morph.js';
+import { recentNodes, showPatched } from '../morph.js';
 import { plot } from './style.js';
 
 // Piecewise-linear colour ramp through the given hex stops, t in [0, 1].
@@ -70,6 +70,20 @@ export function heatmapPlot(options) {
   return figure;
 }
 
+// The colour scale's function, one per scale: Plot.scale costs ~0.2 ms a call.
+const colorScales = new Map();  // colorKey → value → colour, the last few
+function colorScale(color) {
+  const key = colorKey(color);
+  if (!colorScales.has(key)) {
+    if (colorScales.size >= 16) colorScales.delete(colorScales.keys().next().value);
+    const scale = Plot.scale({ color });
+    colorScales.set(key, (v) => scale.apply(v));
+  }
+  return colorScales.get(key);
+}
+const colorKey = (color) =>
+  JSON.stringify([color.type, color.domain, color.scheme ?? (color.interpolate === DARK_DIVERGING ? 'dark-diverging' : 'dark-sequential')]);
+
 // Redraws the heatmap `node` (one heatmapPlot drew, now in the page) for new options in place, when
 // its layout is unchanged: each cell's colour through the colour scale, each label's text, the
 // legend and the description; ~0.2 ms for 16×16 cells where a Plot build and a patch take ~10.
@@ -83,9 +97,9 @@ export function updateHeatmap(node, options) {
   const texts = o.cellText ? map.querySelectorAll('g[aria-label="text"] text') : [];
   if (rects.length !== rows * cols || (o.cellText && texts.length !== rows * cols)) return false;
   const { color, extent } = colorOf(o);
-  const scale = Plot.scale({ color });
+  const scale = colorScale(color);
   for (let k = 0; k < rects.length; k++) {
-    const fill = scale.apply(values[k]);
+    const fill = scale(values[k]);
     if (rects[k].getAttribute('fill') !== fill) rects[k].setAttribute('fill', fill);
     if (o.cellText) {
       const t = texts[k], text = cellLabel(values[k]), tone = labelFill(values[k], extent, o.dark);
@@ -93,16 +107,27 @@ export function updateHeatmap(node, options) {
       if (t.getAttribute('fill') !== tone) t.setAttribute('fill', tone);
     }
   }
-  morph(node.firstChild, colorLegend(color, o.label, Math.min(o.width, 260)));
+  // the legend is replaced only when its scale or label changes (a new legend, not a patched one:
+  // morphing 64 colour cells costs more than the browser's work for new ones)
+  const w = Math.min(o.width, 260);
+  if (legendShown.get(node.firstChild) !== legendKey(color, o.label, w)) node.firstChild.replaceWith(colorLegend(color, o.label, w));
   map.setAttribute('aria-label', o.ariaLabel ?? `${rows}×${cols} heatmap of ${o.label}`);
   return true;
 }
 
 // show(container, heatmapPlot(options), ...after), in place when the heatmap there has the layout.
+// A heatmap of another layout that the container showed lately (a reader moving n back) comes
+// back recoloured (updateHeatmap): for 32×32 cells ~3 ms where a Plot build takes ~10.
 // Returns the heatmap in the page.
+const takeBack = recentNodes();  // container → heatmaps of other layouts it showed lately
+
 export function showHeatmap(container, options, ...after) {
   options = { dark: prefersDark(container), ...options };
-  return showPatched(container, (live) => updateHeatmap(live, options), () => heatmapPlot(options), ...after);
+  const old = container.childNodes.length === after.length + 1 ? container.firstChild : null;  // what a rebuild replaces
+  return showPatched(container, (live) => updateHeatmap(live, options), () => {
+    const back = takeBack(container, old?.dataset?.shape && { key: old.dataset.shape, node: old }, shapeOf(withDefaults(options)));
+    return back && updateHeatmap(back.node, options) ? back.node : heatmapPlot(options);
+  }, ...after);
 }
 
 // The smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 × 10^k that is >= x > 0: the colour scale's
@@ -117,13 +142,17 @@ export function niceCeil(x) {
 // canvas into a data: URL, which a strict CSP's img-src 'self' refuses.) Built once per scale:
 // a legend costs as much as a small heatmap, and most redraws keep the scale.
 const legends = new Map();  // key → SVG, the last few
+const legendShown = new WeakMap();  // legend in a page → its key: a redraw with that key leaves it alone
+const legendKey = (color, label, width) => `${colorKey(color)}${JSON.stringify([label, width])}`;
 function colorLegend(color, label, width) {
-  const key = JSON.stringify([color.type, color.domain, color.scheme ?? (color.interpolate === DARK_DIVERGING ? 'dark-diverging' : 'dark-sequential'), label, width]);
+  const key = legendKey(color, label, width);
   if (!legends.has(key)) {
     if (legends.size >= 16) legends.delete(legends.keys().next().value);
     legends.set(key, buildLegend(color, label, width));
   }
-  return legends.get(key).cloneNode(true);
+  const legend = legends.get(key).cloneNode(true);
+  legendShown.set(legend, key);
+  return legend;
 }
 
 function buildLegend(color, label, width) {

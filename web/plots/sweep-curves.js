@@ -6,7 +6,7 @@
 //   marker: { x, label }                                   the current value of the swept parameter
 //   colors: one colour per series (default: SERIES_COLORS in order)
 import * as Plot from '@observablehq/plot';
-import { showPatched } from '../morph.js';
+import { recentNodes, showPatched } from '../morph.js';
 import { SERIES_COLORS, plot } from './style.js';
 
 // Labels drawn over the curves keep a rim of the figure's background, in either theme.
@@ -68,25 +68,82 @@ export function sweepCurvesPlot({ series, refs = [], marker, xLabel, yLabel, xLo
   });
 }
 
-// show(container, sweepCurvesPlot(options), ...after), redrawing only what changed: the curves are
-// rebuilt when their data or axes change, and a redraw that moves only the marker (a new d_k or τ
-// on the same sweep) moves it in place through the plot's x scale, ~0.1 ms instead of a Plot build.
-const drawn = new WeakMap();  // container → { key, x, y }: the curves drawn and the plot's scales
+// show(container, sweepCurvesPlot(options), ...after), redrawing only what changed:
+// - a redraw that moves only the marker (a new d_k or τ on the same sweep) moves it in place
+//   through the plot's x scale, ~0.1 ms instead of a Plot build;
+// - new values on the same axes (a new seed: the same points at new heights, a y domain given)
+//   move the dots, interval bars and lines in place through the plot's scales (moveCurves);
+// - curves drawn before in this container and since replaced (a reader moving n back) come back;
+// - anything else is a Plot build.
+const drawn = new WeakMap();  // container → { key, layout, x, y, node }: the curves shown, the plot's scales
+const takeBack = recentNodes();  // curves the container showed lately
 const SVG = 'http://www.w3.org/2000/svg';
 
 export function showSweepCurves(container, { marker, ...options }, ...after) {
-  const key = JSON.stringify(options);
-  const live = showPatched(container, () => drawn.get(container)?.key === key, () => {
-    const node = sweepCurvesPlot(options);
-    drawn.set(container, { key, x: node.scale('x'), y: node.scale('y') });
-    return node;
+  const key = JSON.stringify(options), layout = layoutOf(options);
+  const d = drawn.get(container);
+  let now = d;
+  const live = showPatched(container, (node) => node === d?.node &&
+    (d.key === key || (layout !== null && d.layout === layout && moveCurves(chart(node), d, options.series))), () => {
+    now = takeBack(container, d, key);
+    if (!now) {
+      const node = sweepCurvesPlot(options);
+      now = { x: node.scale('x'), y: node.scale('y'), node };
+    }
+    return now.node;
   }, ...after);
-  moveMarker(live, drawn.get(container), marker);
+  drawn.set(container, { ...now, key, layout });
+  moveMarker(live, now, marker);
+}
+
+// What fixes the plot's scales and its elements, all but the series' y values: null when the y
+// domain follows the data (then new values mean new axes).
+function layoutOf(options) {
+  if (!options.yDomain) return null;
+  return JSON.stringify({ ...options, series: options.series.map(({ name, points }) =>
+    [name, points.map((p) => [p.x, p.lo !== undefined && p.hi !== undefined])]) });
+}
+
+// Plot's marks for the series, redrawn for new y values through the same scales (the layout is
+// unchanged): each dot's cx, cy (Dot.render: X, Y), each interval bar's x1, x2, y1, y2 (RuleX:
+// X, X, Y1, Y2) and each series' path (Line.render through d3-shape's line, which rounds to 3
+// decimals: "M x,y L x,y …"). False, touching nothing, if a value has no finite position (a gap
+// or a value ≤ 0 on a log axis, which Plot would leave out) or the marks are not as expected.
+function moveCurves(svg, { x, y }, series) {
+  const dots = svg?.querySelector(':scope > g[aria-label="dot"]');
+  const lines = dots?.previousElementSibling;
+  const points = series.flatMap((s) => s.points);
+  const bars = points.filter((p) => p.lo !== undefined && p.hi !== undefined);
+  const rules = bars.length ? lines?.previousElementSibling : null;
+  if (!dots || dots.childElementCount !== points.length || lines?.getAttribute('aria-label') !== 'line' ||
+    lines.childElementCount !== series.length || series.some((s) => s.points.length < 2) ||
+    (bars.length && (rules?.getAttribute('aria-label') !== 'rule' || rules.childElementCount !== bars.length))) return false;
+  const at = (p) => [x.apply(p.x), y.apply(p.y)];
+  const xy = points.map(at), ends = bars.map((p) => [x.apply(p.x), y.apply(p.lo), y.apply(p.hi)]);
+  if (![...xy, ...ends].every((c) => c.every(Number.isFinite))) return false;
+  xy.forEach(([X, Y], k) => { setIf(dots.children[k], 'cx', X); setIf(dots.children[k], 'cy', Y); });
+  ends.forEach(([X, lo, hi], k) => {
+    const rule = rules.children[k];
+    setIf(rule, 'x1', X); setIf(rule, 'x2', X); setIf(rule, 'y1', lo); setIf(rule, 'y2', hi);
+  });
+  const r3 = (v) => Math.round(v * 1000) / 1000;
+  let k = 0;
+  series.forEach((s, i) => {
+    const path = s.points.map(() => { const [X, Y] = xy[k++]; return `${r3(X)},${r3(Y)}`; });
+    setIf(lines.children[i], 'd', `M${path.join('L')}`);
+  });
+  return true;
+}
+
+const chart = (node) => (node.tagName.toLowerCase() === 'svg' ? node : node.querySelector(':scope > svg'));
+function setIf(e, name, v) {
+  const text = String(v);
+  if (e.getAttribute(name) !== text) e.setAttribute(name, text);
 }
 
 // The marker: a dotted rule across the frame and its label above it, in the chart's own <svg>.
 function moveMarker(node, { x, y }, marker) {
-  const svg = node.tagName.toLowerCase() === 'svg' ? node : node.querySelector(':scope > svg');
+  const svg = chart(node);
   let g = svg.querySelector(':scope > g.sweep-marker');
   if (!marker) { g?.remove(); return; }
   if (!g) {

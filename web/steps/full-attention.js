@@ -1,9 +1,9 @@
 // (eq:full-attention) softmax(QKᵀ/√d_k)V on one random draw, unscaled beside scaled, with the
 // causal mask as a toggle: the attention weights and the outputs as heatmaps, per-row peakedness.
 import { morph } from '../morph.js';
-import { niceCeil, showHeatmap } from '../plots/heatmap.js';
+import { niceCeil, prefersDark, showHeatmap } from '../plots/heatmap.js';
 import { fmt } from '../format.js';
-import { dataTable, el, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
+import { dataTable, el, fillTable, grid, liveFormula, liveSummary, panel, setTex, shownTable } from '../readout.js';
 import './full-attention.css';
 
 export const id = 'full-attention';
@@ -64,54 +64,73 @@ export function mount(figure, { run }) {
       ...Array.from(r.weights.subarray(i * n, (i + 1) * n), (x) => fmt(x, 3)),
       ...Array.from(r.output.subarray(i * dv, (i + 1) * dv), (x) => fmt(x, 3)),
     ]);
-    const table = dataTable(`Weights and outputs (${label}) as a table`, cols, rows);
-    const shown = side.plot.querySelector('details');
-    if (shown) morph(shown, table); else side.plot.append(table);
+    const shown = shownTable(side.plot);
+    const table = dataTable(`Weights and outputs (${label}) as a table`, cols, rows, shown);
+    if (!shown) side.plot.append(table); else if (table !== shown) morph(shown, table);
   }
 
+  // Everything but the query shown: the maps, the shapes, the per-query table and the sentences.
+  function drawAll(r, { n, dk, dv, seed }) {
+    const masked = r.causal;
+    let outMax = 1e-6;
+    for (const s of [r.unscaled, r.scaled]) for (const x of s.output) outMax = Math.max(outMax, Math.abs(x));
+    draw(sides.unscaled, r.unscaled, 'unscaled', n, dv, [-niceCeil(outMax), niceCeil(outMax)]);
+    draw(sides.scaled, r.scaled, `scaled by 1/√${dk}`, n, dv, [-niceCeil(outMax), niceCeil(outMax)]);
+
+    setTex(formula, String.raw`O=\operatorname{softmax}\!\Big(\frac{QK^\top}{\sqrt{${dk}}}${masked ? '+M' : ''}\Big)V,\qquad
+      Q,K\in\mathbb{R}^{${n}\times ${dk}},\ V\in\mathbb{R}^{${n}\times ${dv}},\ O\in\mathbb{R}^{${n}\times ${dv}}
+      ${masked ? String.raw`,\quad M_{ij}=\begin{cases}0 & j\le i\\ -\infty & j>i\end{cases}` : ''}`, true);
+
+    fillTable(stats, ['query', 'keys seen', 'max weight, unscaled', 'max weight, scaled', 'entropy, unscaled', 'entropy, scaled', 'log(keys seen)'],
+      Array.from({ length: n }, (_, q) => {
+        const keys = masked ? q + 1 : n;
+        return { name: `q${sub(q + 1)}`, cells: [String(keys), fmt(r.unscaled.max[q]), fmt(r.scaled.max[q]),
+          fmt(r.unscaled.entropy[q]), fmt(r.scaled.entropy[q]), fmt(Math.log(keys))] };
+      }));
+
+    firstRow.textContent = masked
+      ? `Causal mask on: query 1 sees only key 1, so its weight row is (1, 0, …, 0) on both sides and its output ` +
+        `is v₁ itself (largest difference from v₁: ${fmt(r.unscaled.firstRowGap)} unscaled, ${fmt(r.scaled.firstRowGap)} scaled).`
+      : `Causal mask off: every query sees all ${n} keys; output row 1 differs from v₁ by up to ` +
+        `${fmt(r.unscaled.firstRowGap)} (unscaled) and ${fmt(r.scaled.firstRowGap)} (scaled).`;
+
+    summary.textContent =
+      `With n = ${n}, dₖ = ${dk} and seed ${seed}${masked ? ', causal' : ''}, the unscaled rows put on average ` +
+      `${fmt(mean(r.unscaled.max))} of their weight on one key (mean entropy ${fmt(mean(r.unscaled.entropy))} nats); ` +
+      `divided by √${dk} the mean largest weight is ${fmt(mean(r.scaled.max))} (mean entropy ${fmt(mean(r.scaled.entropy))}).`;
+  }
+
+  // The query shown: its scores and its two weight rows.
+  function drawRow(r, { n, dk, row }) {
+    const masked = r.causal;
+    const i = Math.min(row, n);
+    const seen = masked ? i : n;
+    const scaledW = r.scaled.weights.subarray((i - 1) * n, i * n);
+    const rawW = r.unscaled.weights.subarray((i - 1) * n, i * n);
+    const s = r.scores.subarray((i - 1) * n, (i - 1) * n + seen);
+    setTex(rowFormula, String.raw`\begin{aligned}
+      s_{${i}}&=(q_{${i}}\cdot k_j)_{j=1}^{${seen}}=(${texRow(s, 1)})\\
+      \operatorname{softmax}(s_{${i}}/\sqrt{${dk}})&=(${texRow(scaledW.subarray(0, seen))})\\
+      \operatorname{softmax}(s_{${i}})&=(${texRow(rawW.subarray(0, seen))})
+      \end{aligned}`, true);
+    rowLabel.textContent = `Query ${i}${row > n ? ` (the control asks for query ${row}, but there are only ${n})` : ''}: ` +
+      `its scores against the ${masked ? `${seen} key${seen > 1 ? 's' : ''} it may see` : `${n} keys`}, and its weights with and without the scale.`;
+  }
+
+  let drawn = null;  // what drawAll last drew: the experiment's parameters and the theme
   return {
-    async update({ n, dk, dv, causal, row, seed }) {
+    async update(values) {
+      const { n, dk, dv, causal, seed } = values;
       const r = await run('attentionCompare', { n, dk, dv, seed, causal: causal === 'on' }, { onProgress: figure.progress });
       if (!r) return;
-      const masked = r.causal;
-      let outMax = 1e-6;
-      for (const s of [r.unscaled, r.scaled]) for (const x of s.output) outMax = Math.max(outMax, Math.abs(x));
-      draw(sides.unscaled, r.unscaled, 'unscaled', n, dv, [-niceCeil(outMax), niceCeil(outMax)]);
-      draw(sides.scaled, r.scaled, `scaled by 1/√${dk}`, n, dv, [-niceCeil(outMax), niceCeil(outMax)]);
-
-      setTex(formula, String.raw`O=\operatorname{softmax}\!\Big(\frac{QK^\top}{\sqrt{${dk}}}${masked ? '+M' : ''}\Big)V,\qquad
-        Q,K\in\mathbb{R}^{${n}\times ${dk}},\ V\in\mathbb{R}^{${n}\times ${dv}},\ O\in\mathbb{R}^{${n}\times ${dv}}
-        ${masked ? String.raw`,\quad M_{ij}=\begin{cases}0 & j\le i\\ -\infty & j>i\end{cases}` : ''}`, true);
-      const i = Math.min(row, n);
-      const seen = masked ? i : n;
-      const scaledW = r.scaled.weights.subarray((i - 1) * n, i * n);
-      const rawW = r.unscaled.weights.subarray((i - 1) * n, i * n);
-      const s = r.scores.subarray((i - 1) * n, (i - 1) * n + seen);
-      setTex(rowFormula, String.raw`\begin{aligned}
-        s_{${i}}&=(q_{${i}}\cdot k_j)_{j=1}^{${seen}}=(${texRow(s, 1)})\\
-        \operatorname{softmax}(s_{${i}}/\sqrt{${dk}})&=(${texRow(scaledW.subarray(0, seen))})\\
-        \operatorname{softmax}(s_{${i}})&=(${texRow(rawW.subarray(0, seen))})
-        \end{aligned}`, true);
-      rowLabel.textContent = `Query ${i}${row > n ? ` (the control asks for query ${row}, but there are only ${n})` : ''}: ` +
-        `its scores against the ${masked ? `${seen} key${seen > 1 ? 's' : ''} it may see` : `${n} keys`}, and its weights with and without the scale.`;
-
-      fillTable(stats, ['query', 'keys seen', 'max weight, unscaled', 'max weight, scaled', 'entropy, unscaled', 'entropy, scaled', 'log(keys seen)'],
-        Array.from({ length: n }, (_, q) => {
-          const keys = masked ? q + 1 : n;
-          return { name: `q${sub(q + 1)}`, cells: [String(keys), fmt(r.unscaled.max[q]), fmt(r.scaled.max[q]),
-            fmt(r.unscaled.entropy[q]), fmt(r.scaled.entropy[q]), fmt(Math.log(keys))] };
-        }));
-
-      firstRow.textContent = masked
-        ? `Causal mask on: query 1 sees only key 1, so its weight row is (1, 0, …, 0) on both sides and its output ` +
-          `is v₁ itself (largest difference from v₁: ${fmt(r.unscaled.firstRowGap)} unscaled, ${fmt(r.scaled.firstRowGap)} scaled).`
-        : `Causal mask off: every query sees all ${n} keys; output row 1 differs from v₁ by up to ` +
-          `${fmt(r.unscaled.firstRowGap)} (unscaled) and ${fmt(r.scaled.firstRowGap)} (scaled).`;
-
-      summary.textContent =
-        `With n = ${n}, dₖ = ${dk} and seed ${seed}${masked ? ', causal' : ''}, the unscaled rows put on average ` +
-        `${fmt(mean(r.unscaled.max))} of their weight on one key (mean entropy ${fmt(mean(r.unscaled.entropy))} nats); ` +
-        `divided by √${dk} the mean largest weight is ${fmt(mean(r.scaled.max))} (mean entropy ${fmt(mean(r.scaled.entropy))}).`;
+      // a new query shown changes only its own lines: the rest is redrawn for a new experiment
+      // or theme (the maps' colours follow it)
+      const key = JSON.stringify([n, dk, dv, causal, seed, prefersDark(figure.body)]);
+      if (key !== drawn) {
+        drawAll(r, values);
+        drawn = key;
+      }
+      drawRow(r, values);
       figure.done(r);
     },
   };

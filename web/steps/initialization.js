@@ -3,7 +3,7 @@
 import { histogramPlot, normalPdf } from '../plots/histogram.js';
 import { theoryPlot } from '../plots/theory-lines.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { dataTable, fillTable, grid, keyboardScroll, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
+import { dataTable, fillTable, grid, keyboardScroll, liveFormula, liveSummary, panel, setTex, show, shownTable } from '../readout.js';
 import './initialization.css';
 
 export const id = 'initialization';
@@ -26,17 +26,20 @@ export const params = {
   seed: { kind: 'int', min: 0, max: 2 ** 31 - 1, default: 1, label: 'seed' },
 };
 
-// σ_W² as TeX, for the live formula: the rule, then its value at the current sizes.
+// σ_W² as TeX, for the live formula: the rule, then its value at the current sizes. Exponents
+// go in braces (^{2}, typeset as ^2): web/tex.js takes the 2 of a bare ^2 for a live number, and
+// its probe's five-digit marker in a one-token exponent never matches, so the formula would be
+// typeset twice on every redraw instead of having its numbers patched.
 function weightTex(init, d, dk, sigma) {
-  const glorot = (fout, foutTex) => String.raw`\sigma_W^2=\frac{2}{\text{fan}_\text{in}+\text{fan}_\text{out}}=\frac{2}{${d}+${fout}}` +
+  const glorot = (fout, foutTex) => String.raw`\sigma_W^{2}=\frac{2}{\text{fan}_\text{in}+\text{fan}_\text{out}}=\frac{2}{${d}+${fout}}` +
     (foutTex ? String.raw`\ (\text{fan}_\text{out}=${foutTex})` : '');
   switch (init) {
     case 'glorot-uniform': case 'glorot-normal': return glorot(dk, 'd_k');
     case 'glorot-heads': return glorot(d, String.raw`d_\text{model}`);
     case 'glorot-packed': return glorot(3 * d, String.raw`3d_\text{model}`);
-    case 'lecun-normal': return String.raw`\sigma_W^2=\frac{1}{d_\text{model}}=\frac{1}{${d}}`;
-    case 'he-normal': return String.raw`\sigma_W^2=\frac{2}{d_\text{model}}=\frac{2}{${d}}`;
-    default: return String.raw`\sigma_W^2=\sigma^2=${sigma}^2`;
+    case 'lecun-normal': return String.raw`\sigma_W^{2}=\frac{1}{d_\text{model}}=\frac{1}{${d}}`;
+    case 'he-normal': return String.raw`\sigma_W^{2}=\frac{2}{d_\text{model}}=\frac{2}{${d}}`;
+    default: return String.raw`\sigma_W^{2}=\sigma^{2}=${sigma}^2`;
   }
 }
 
@@ -64,8 +67,8 @@ export function mount(figure, { run }) {
       const f = r.formula;
 
       setTex(formula, String.raw`\begin{gathered}` + weightTex(init, dmodel, dk, sigma) + String.raw`=${fmt(f.weight, 3)}` +
-        String.raw`,\qquad \sigma_q^2=\sigma_k^2=d_\text{model}\,\sigma_W^2=${fmt(f.q, 4)},\\` +
-        String.raw`\operatorname{Var}\Big(\frac{q\cdot k}{\sqrt{d_k}}\Big)=\frac{d_k\,\sigma_q^2\sigma_k^2}{d_k}=\sigma_q^2\sigma_k^2=${fmt(f.score, 4)}\end{gathered}`, true);
+        String.raw`,\qquad \sigma_q^{2}=\sigma_k^{2}=d_\text{model}\,\sigma_W^{2}=${fmt(f.q, 4)},\\` +
+        String.raw`\operatorname{Var}\Big(\frac{q\cdot k}{\sqrt{d_k}}\Big)=\frac{d_k\,\sigma_q^{2}\sigma_k^{2}}{d_k}=\sigma_q^{2}\sigma_k^{2}=${fmt(f.score, 4)}\end{gathered}`, true);
 
       // the histogram of q·k/√d_k with the normal density the formula predicts
       show(hist.plot, histogramPlot({ ...r.score, pdf: normalPdf(Math.sqrt(f.score)), xLabel: 'q·k/√dₖ',
@@ -91,7 +94,7 @@ export function mount(figure, { run }) {
         ariaLabel: `Var(q·k/√dₖ) against d_model at dₖ = ${dk} for each initialisation, with the measured value`,
       }));
       show(curvesData, dataTable('Data: the formulas against d_model', ['d_model', ...lines.map((l) => l.name)],
-        D_AXIS.map((d, i) => [d, ...lines.map((l) => fmt(l.points[i].y, 4))])));
+        D_AXIS.map((d, i) => [d, ...lines.map((l) => fmt(l.points[i].y, 4))]), shownTable(curvesData)));
 
       const rows = [
         { name: 'xⱼ, token entries', s: r.x, given: 1, givenText: '—', formula: 1 },

@@ -3,7 +3,7 @@
 import { showBars } from '../plots/bars.js';
 import { showSweepCurves } from '../plots/sweep-curves.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
+import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, shownTable } from '../readout.js';
 import { DK_TICKS, SERIES, SWEEP_PARAMS, marker, runBoth, sub, sweepPoints, sweepTable, tex, sourcesPanel } from './softmax-saturation.js';
 import './softmax-saturation.css';
 
@@ -34,7 +34,7 @@ export function mount(figure, { run }) {
       series: NAMES.map((k) => ({ name: SERIES[k], values: Array.from(r.scales[k].p) })),
       ariaLabel: `Softmax weights of query ${r.query} over ${n} keys at d_k = ${dk}: no scale, divided by √d_k, divided by d_k`,
     }, dataTable(`Scores and weights of query ${r.query} as a table`, ['key', ...NAMES.flatMap((k) => [`score, ${SERIES[k]}`, 'weight'])],
-      cats.map((c, j) => [c, ...NAMES.flatMap((k) => [fmt(r.scales[k].scores[j]), fmt(r.scales[k].p[j])])])));
+      cats.map((c, j) => [c, ...NAMES.flatMap((k) => [fmt(r.scales[k].scores[j]), fmt(r.scales[k].p[j])])]), shownTable(one.plot)));
     fillTable(one.table, [`query ${r.query}`, 'multiplier c', 'score range', 'largest weight', 'entropy', 'float32 error of p', 'weights that are exactly 0'],
       NAMES.map((k) => ({
         name: SERIES[k],
@@ -79,7 +79,8 @@ export function mount(figure, { run }) {
     }));
     fillTable(maxPanel.table, head, NAMES.map((k) => ({ name: SERIES[k], cells: at(k, 'maxWeight') })));
     fillTable(hPanel.table, head, NAMES.map((k) => ({ name: SERIES[k], cells: at(k, 'entropy') })));
-    setTex(formula, String.raw`\begin{gathered}\operatorname{Var}(c\,q\cdot k)=c^2 d_k,\qquad c=d_k^{-a}\ \Rightarrow\ \operatorname{Var}=d_k^{\,1-2a}\\
+    // c^{2}, not c^2: see the exponents of initialization.js's weightTex
+    setTex(formula, String.raw`\begin{gathered}\operatorname{Var}(c\,q\cdot k)=c^{2} d_k,\qquad c=d_k^{-a}\ \Rightarrow\ \operatorname{Var}=d_k^{\,1-2a}\\
       \text{measured slope of }\log\operatorname{Var}\text{ against }\log d_k:\quad
       ${NAMES.map((k) => String.raw`a=${TEX_A[k]}:\ ${tex(s.slopes[k], 3)}`).join(String.raw`,\quad `)}\end{gathered}`, true);
   }
@@ -107,6 +108,7 @@ export function mount(figure, { run }) {
     say(lines);
   }
 
+  let drawn = null;  // the sweep and d_k the curves show
   return {
     async update({ dk, n, rows, seed, query }) {
       const [s, r] = await runBoth(run, figure, id,
@@ -114,7 +116,13 @@ export function mount(figure, { run }) {
         { name: 'scalingChoicesRow', params: { dk, n, seed, query } });
       if (!s || !r) return;
       drawRow(r);
-      drawCurves(s, dk);
+      // the curves and the formula depend on the sweep (n, rows, seed) and d_k only: a new query
+      // leaves them as they are
+      const sweepKey = JSON.stringify([n, rows, seed, dk]);
+      if (sweepKey !== drawn) {
+        drawCurves(s, dk);
+        drawn = sweepKey;
+      }
       drawChecks(r, s);
       const i = s.dks.indexOf(dk);
       const v = (k) => fmt(s.scales[k].scoreVariance.mean[i]);

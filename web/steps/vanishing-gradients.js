@@ -4,7 +4,7 @@ import { showSweepCurves } from '../plots/sweep-curves.js';
 import { SERIES_COLORS } from '../plots/style.js';
 import { niceCeil, showHeatmap } from '../plots/heatmap.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
+import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, shownTable } from '../readout.js';
 import { DK_TICKS, SERIES, SWEEP_PARAMS, list, marker, nonMaxMass, outside, quote, runBoth, tex, sourcesPanel } from './softmax-saturation.js';
 import './softmax-saturation.css';
 
@@ -25,7 +25,7 @@ function seriesOf(s, stat) {
   return [{ name: SERIES.none, points: pts('none') }, { name: SERIES.sqrt, points: pts('sqrt') }, { name: MEDIAN, points: pts('none', 'median') }];
 }
 
-function sweepData(caption, s, stat) {
+function sweepData(caption, s, stat, live) {
   const cols = ['dₖ', `${SERIES.none}: mean`, '95% interval', 'median', `${SERIES.sqrt}: mean`, '95% interval', 'exactly one-hot (no scale)'];
   const rows = s.dks.map((dk, i) => {
     const a = s.scales.none[stat], b = s.scales.sqrt[stat];
@@ -33,7 +33,7 @@ function sweepData(caption, s, stat) {
     return [String(dk), fmt(a.mean[i]), fmtInterval([a.lo[i], a.hi[i]]), med, fmt(b.mean[i]),
       fmtInterval([b.lo[i], b.hi[i]]), `${s.scales.none.oneHot[i]} of ${s.rows}`];
   });
-  return dataTable(caption, cols, rows);
+  return dataTable(caption, cols, rows, live);
 }
 
 export function mount(figure, { run }) {
@@ -59,7 +59,7 @@ export function mount(figure, { run }) {
         width: cell * n + 60, height: cell * n + 90,
         ariaLabel: `${n}×${n} softmax Jacobian of query ${r.query} at d_k = ${dk}, ${label}; colour scale shared with the other panel`,
       }, dataTable(`J (${label}) as a table`, ['i \\ j', ...names], names.map((nm, i) =>
-        [nm, ...Array.from(x.J.subarray(i * n, (i + 1) * n), (v) => fmt(v))])));
+        [nm, ...Array.from(x.J.subarray(i * n, (i + 1) * n), (v) => fmt(v))]), shownTable(side.plot)));
       fillTable(side.table, ['quantity', `query ${r.query}`, 'uniform weights'], [
         { name: 'largest weight', cells: [fmt(Math.max(...x.p)), fmt(1 / n)] },
         { name: '‖J‖', cells: [fmt(x.frobenius), `√(n−1)/n = ${fmt(r.uniformNorm)}`] },
@@ -68,9 +68,11 @@ export function mount(figure, { run }) {
       ]);
     }
     const m = r.spread.argmax, o = (m + 1) % n, pm = r.spread.p[m], po = r.spread.p[o];
+    // \cdot and the number apart: a number right after a command's letters is not one web/tex.js
+    // can patch, so the formula would be typeset anew on every redraw
     setTex(formula, String.raw`J_{ij}=\frac{\partial p_i}{\partial s_j}=p_i(\delta_{ij}-p_j):\qquad\begin{aligned}
       &J_{${m + 1},${m + 1}}=${tex(pm)}\,(1-${tex(pm)})=${tex(r.spread.J[m * n + m])},\quad
-      J_{${m + 1},${o + 1}}=-${tex(pm)}\cdot${tex(po)}=${tex(r.spread.J[m * n + o])}\quad(\div\sqrt{${dk}})\\
+      J_{${m + 1},${o + 1}}=-${tex(pm)}\cdot ${tex(po)}=${tex(r.spread.J[m * n + o])}\quad(\div\sqrt{${dk}})\\
       &\lVert J\rVert_F=${tex(r.peaked.frobenius)}\ \text{(no scale)},\quad ${tex(r.spread.frobenius)}\ (\div\sqrt{${dk}}),\quad
       \sqrt{n-1}/n=${tex(r.uniformNorm)}\ \text{(uniform)}
       \end{aligned}`, true);
@@ -86,11 +88,11 @@ export function mount(figure, { run }) {
       series: seriesOf(s, 'jacobianNorm'), refs: [{ name: `uniform: √(n−1)/n = ${fmt(uniform)}`, y: uniform }],
       marker: marker(dk), xTicks: DK_TICKS, colors: SERIES_COLORS.slice(0, 3),
       xLabel: 'dₖ', yLabel: '‖J‖', yLog: true, yDomain: [jLo, 1], height: 300,
-    }, sweepData('‖J‖ against dₖ as a table', s, 'jacobianNorm'));
+    }, sweepData('‖J‖ against dₖ as a table', s, 'jacobianNorm', shownTable(normPanel.plot)));
     showSweepCurves(gradPanel.plot, {
       series: seriesOf(s, 'nonmaxGrad'), marker: marker(dk), xTicks: DK_TICKS, colors: SERIES_COLORS.slice(0, 3),
       xLabel: 'dₖ', yLabel: 'mean ‖∂p/∂sⱼ‖ over non-max j', yLog: true, yDomain: [gLo, 1], height: 300,
-    }, sweepData('Non-max gradient against dₖ as a table', s, 'nonmaxGrad'));
+    }, sweepData('Non-max gradient against dₖ as a table', s, 'nonmaxGrad', shownTable(gradPanel.plot)));
     const i = s.dks.indexOf(dk);
     const rowsAt = (stat) => [
       { name: SERIES.none, cells: [fmt(s.scales.none[stat].mean[i]), fmtInterval([s.scales.none[stat].lo[i], s.scales.none[stat].hi[i]]), fmt(s.scales.none[stat].median[i])] },
@@ -128,6 +130,7 @@ export function mount(figure, { run }) {
     say(lines);
   }
 
+  let drawn = null;  // the sweep and d_k the curves show
   return {
     async update({ dk, n, rows, seed, query }) {
       const [s, r] = await runBoth(run, figure, id,
@@ -135,8 +138,14 @@ export function mount(figure, { run }) {
         { name: 'vanishingGradientsRow', params: { dk, n, seed, query } });
       if (!s || !r) return;
       drawRow(r);
-      drawCurves(s, dk);
-      drawChecks(r, s);
+      // the curves and the checks depend on the sweep (n, rows, seed) and d_k only: a new query
+      // leaves them as they are
+      const sweepKey = JSON.stringify([n, rows, seed, dk]);
+      if (sweepKey !== drawn) {
+        drawCurves(s, dk);
+        drawChecks(r, s);
+        drawn = sweepKey;
+      }
       const i = s.dks.indexOf(dk);
       const J = (k, w = 'mean') => fmt(s.scales[k].jacobianNorm[w][i]);
       summary.textContent =
