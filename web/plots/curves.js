@@ -3,6 +3,7 @@
 //   series: [{ name, points: [{ x, y, lo?, hi? }] }]   (one colour per series, in a legend)
 //   refs:   [{ name, points: [{ x, y }] } | { name, y }] dashed reference curves or levels
 import * as Plot from '@observablehq/plot';
+import { fmtInt } from '../format.js';
 import { SERIES_COLORS, plot } from './style.js';
 
 // Ticks for a log axis: the powers of 10 in [lo, hi], with 2× and 5× when that spans at most two
@@ -14,7 +15,7 @@ function logAxis(values) {
   const steps = e1 - e0 <= 2 ? [1, 2, 5] : [1];
   const ticks = [];
   for (let e = e0; e <= e1; e++) for (const m of steps) { const t = m * 10 ** e; if (t >= lo / 1.0001 && t <= hi * 1.0001) ticks.push(t); }
-  const label = (t) => (t >= 1 ? t.toLocaleString('en-US') : String(+t.toPrecision(1)));
+  const label = (t) => (t >= 1 ? fmtInt(t) : String(+t.toPrecision(1)));
   return { ticks, tickFormat: label };
 }
 
