@@ -85,3 +85,11 @@ export function recentNodes(size = 4) {
     return back;
   };
 }
+
+// For the in-place redraws of the plots: the <svg> of a plot node (Plot returns the svg itself, or
+// a <figure> around it when it adds a legend), and an attribute set only when its text changes.
+export const chart = (node) => (node.tagName.toLowerCase() === 'svg' ? node : node.querySelector(':scope > svg'));
+export function setIf(e, name, v) {
+  const text = String(v);
+  if (e.getAttribute(name) !== text) e.setAttribute(name, text);
+}

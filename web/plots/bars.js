@@ -2,7 +2,7 @@
 // scaled). Pure: data in, SVG node out.
 //   categories: ['k₁', 'k₂', …];  series: [{ name, values: [...] }] with values per category
 import * as Plot from '@observablehq/plot';
-import { recentNodes, showPatched } from '../morph.js';
+import { chart, recentNodes, setIf, showPatched } from '../morph.js';
 import { SERIES_COLORS, plot } from './style.js';
 
 export function barsPlot({ categories, series, yLabel = 'weight', yDomain = [0, 1], width = 640, height = 240, ariaLabel }) {
@@ -59,8 +59,3 @@ function moveBars(svg, y, { categories, series }, ariaLabel) {
   return true;
 }
 
-const chart = (node) => (node.tagName.toLowerCase() === 'svg' ? node : node.querySelector(':scope > svg'));
-function setIf(e, name, v) {
-  const text = String(v);
-  if (e.getAttribute(name) !== text) e.setAttribute(name, text);
-}

@@ -7,7 +7,7 @@
 //   yLog: a log density axis, which shows the tails; bars with no samples are left out and the
 //         axis starts at half the density of a single sample
 import * as Plot from '@observablehq/plot';
-import { showPatched } from '../morph.js';
+import { setIf, showPatched } from '../morph.js';
 import { plot } from './style.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -118,11 +118,6 @@ export function moveRects(svg, y, y1, values, ariaLabel) {
   });
   svg.setAttribute('aria-label', ariaLabel);
   return true;
-}
-
-function setIf(e, name, v) {
-  const text = String(v);
-  if (e.getAttribute(name) !== text) e.setAttribute(name, text);
 }
 
 // Powers of ten in [lo, hi], labelled 1, 10⁻¹, 10⁻², … (not the SI "100m" of the default format).

@@ -6,7 +6,7 @@
 //   marker: { x, label }                                   the current value of the swept parameter
 //   colors: one colour per series (default: SERIES_COLORS in order)
 import * as Plot from '@observablehq/plot';
-import { recentNodes, showPatched } from '../morph.js';
+import { chart, recentNodes, setIf, showPatched } from '../morph.js';
 import { SERIES_COLORS, plot } from './style.js';
 
 // Labels drawn over the curves keep a rim of the figure's background, in either theme.
@@ -133,12 +133,6 @@ function moveCurves(svg, { x, y }, series) {
     setIf(lines.children[i], 'd', `M${path.join('L')}`);
   });
   return true;
-}
-
-const chart = (node) => (node.tagName.toLowerCase() === 'svg' ? node : node.querySelector(':scope > svg'));
-function setIf(e, name, v) {
-  const text = String(v);
-  if (e.getAttribute(name) !== text) e.setAttribute(name, text);
 }
 
 // The marker: a dotted rule across the frame and its label above it, in the chart's own <svg>.
