@@ -552,7 +552,8 @@ const CASES = {
     ...[1, 'yes'].map((l) => [`layernorm = ${JSON.stringify(l)}`, [{ ...SAMPLE, layernorm: l }], TypeError, undefined, 'layernorm']),
     ['layernorm with dk = 1', [{ ...SAMPLE, dk: 1, layernorm: true }], RangeError, 'BAD_VALUE', 'layernorm needs dk >= 2'],
   ]),
-  sampleSoftmaxRows: [
+  // the two take the same options: one random query against n keys per row
+  ...Object.fromEntries(['sampleSoftmaxRows', 'sampleScores'].map((fn) => [fn, [
     ...optionsCases(),
     ...sizeCases('dk', (d) => [{ ...ROWS, dk: d }], 2 ** 16 + 1),
     ...sizeCases('n', (n) => [{ ...ROWS, n }], 2 ** 16 + 1),
@@ -560,18 +561,8 @@ const CASES = {
     ['n = rows = 2^16', [{ ...ROWS, n: 2 ** 16, rows: 2 ** 16 }], RangeError, 'SIZE_LIMIT', 'rows*n'],
     ...seedCases('seed', (s) => [{ ...ROWS, seed: s }]),
     ...seedCases('first', (f) => [{ ...ROWS, first: f }]),
-    ...[NaN, Infinity, 1e39].map((v) => [`scale = ${v}`, [{ ...ROWS, scale: v }], RangeError, 'BAD_VALUE', 'scale']),
-  ],
-  sampleScores: [
-    ...optionsCases(),
-    ...sizeCases('dk', (d) => [{ ...ROWS, dk: d }], 2 ** 16 + 1),
-    ...sizeCases('n', (n) => [{ ...ROWS, n }], 2 ** 16 + 1),
-    ...sizeCases('rows', (r) => [{ ...ROWS, rows: r }], 2 ** 24 + 1),
-    ['n = rows = 2^16', [{ ...ROWS, n: 2 ** 16, rows: 2 ** 16 }], RangeError, 'SIZE_LIMIT', 'rows*n'],
-    ...seedCases('seed', (s) => [{ ...ROWS, seed: s }]),
-    ...seedCases('first', (f) => [{ ...ROWS, first: f }]),
-    ...[NaN, -Infinity, 1e39].map((v) => [`scale = ${v}`, [{ ...ROWS, scale: v }], RangeError, 'BAD_VALUE', 'scale']),
-  ],
+    ...[NaN, Infinity, -Infinity, 1e39].map((v) => [`scale = ${v}`, [{ ...ROWS, scale: v }], RangeError, 'BAD_VALUE', 'scale']),
+  ]])),
   scores: [
     ...optionsCases(),
     ...['q', 'k'].flatMap((n) => arrayCases(n, (x) => [{ q: ATT.q, k: ATT.k, nq: 2, nk: 3, dk: 4, [n]: x }], new Float32Array(ATT[n].length - 1))),

@@ -690,19 +690,23 @@ describe(`properties of the JS API (${RUNS} random argument sets per function, s
     });
   });
 
+  // sampleSoftmaxRows and sampleScores take the same options: one random query against n keys a row
+  const rowsArb = () => optionsOr(fc.record({
+    dk: sizeArb(MAX_DIM, 16), n: sizeArb(MAX_DIM, 16), rows: sizeArb(MAX_COUNT, 40), seed: seedArb, first: optional(seedArb),
+    scale: optional(fc.oneof({ weight: 8, arbitrary: fc.double({ min: -4, max: 4, noNaN: true }) }, { weight: 1, arbitrary: fc.constantFrom(NaN, Infinity, 1e39, 1e30, 0) }, { weight: 1, arbitrary: WRONG_TYPE })),
+  }));
+  const rowsReasons = (o) => (!isOptions(o) ? [typeErr('options object')] : stages(
+    () => [...['dk', 'n', 'rows', 'seed'].flatMap((k) => numberReasons(k, o[k])), ...numberReasons('first', dflt(o.first, 0))],
+    () => numberReasons('scale', dflt(o.scale, 1 / Math.sqrt(o.dk))),
+    () => [...sizeReasons('dk', o.dk, MAX_DIM), ...sizeReasons('n', o.n, MAX_DIM), ...sizeReasons('rows', o.rows, MAX_COUNT)],
+    () => productReasons('rows*n', o.rows, o.n),
+    () => (Number.isFinite(Math.fround(dflt(o.scale, 1 / Math.sqrt(o.dk)))) ? [] : [rangeErr('BAD_VALUE', 'scale')]),
+    () => [...seedReasons('seed', o.seed), ...seedReasons('first', dflt(o.first, 0))]));
+
   it('sampleSoftmaxRows: rows statistics in their ranges (max weight in [1/n, 1], entropy in [0, log n]), the same for the same seed', () => {
-    const arb = optionsOr(fc.record({
-      dk: sizeArb(MAX_DIM, 16), n: sizeArb(MAX_DIM, 16), rows: sizeArb(MAX_COUNT, 40), seed: seedArb, first: optional(seedArb),
-      scale: optional(fc.oneof({ weight: 8, arbitrary: fc.double({ min: -4, max: 4, noNaN: true }) }, { weight: 1, arbitrary: fc.constantFrom(NaN, Infinity, 1e39, 1e30, 0) }, { weight: 1, arbitrary: WRONG_TYPE })),
-    }));
+    const arb = rowsArb();
     property(arb, (o) => {
-      const reasons = !isOptions(o) ? [typeErr('options object')] : stages(
-        () => [...['dk', 'n', 'rows', 'seed'].flatMap((k) => numberReasons(k, o[k])), ...numberReasons('first', dflt(o.first, 0))],
-        () => numberReasons('scale', dflt(o.scale, 1 / Math.sqrt(o.dk))),
-        () => [...sizeReasons('dk', o.dk, MAX_DIM), ...sizeReasons('n', o.n, MAX_DIM), ...sizeReasons('rows', o.rows, MAX_COUNT)],
-        () => productReasons('rows*n', o.rows, o.n),
-        () => (Number.isFinite(Math.fround(dflt(o.scale, 1 / Math.sqrt(o.dk)))) ? [] : [rangeErr('BAD_VALUE', 'scale')]),
-        () => [...seedReasons('seed', o.seed), ...seedReasons('first', dflt(o.first, 0))]);
+      const reasons = rowsReasons(o);
       if (reasons.length === 0 && o.n * o.dk * o.rows > 2 ** 16) return;   // (sampled only when small)
       const scale = reasons.length ? 0 : Math.abs(dflt(o.scale, 1));
       judge('sampleSoftmaxRows', [o], reasons, (r) => {
@@ -718,18 +722,9 @@ describe(`properties of the JS API (${RUNS} random argument sets per function, s
   });
 
   it('sampleScores: rows × n finite scores, row r the same as row 0 of a call from first + r, the same for the same seed', () => {
-    const arb = optionsOr(fc.record({
-      dk: sizeArb(MAX_DIM, 16), n: sizeArb(MAX_DIM, 16), rows: sizeArb(MAX_COUNT, 40), seed: seedArb, first: optional(seedArb),
-      scale: optional(fc.oneof({ weight: 8, arbitrary: fc.double({ min: -4, max: 4, noNaN: true }) }, { weight: 1, arbitrary: fc.constantFrom(NaN, Infinity, 1e39, 1e30, 0) }, { weight: 1, arbitrary: WRONG_TYPE })),
-    }));
+    const arb = rowsArb();
     property(arb, (o) => {
-      const reasons = !isOptions(o) ? [typeErr('options object')] : stages(
-        () => [...['dk', 'n', 'rows', 'seed'].flatMap((k) => numberReasons(k, o[k])), ...numberReasons('first', dflt(o.first, 0))],
-        () => numberReasons('scale', dflt(o.scale, 1 / Math.sqrt(o.dk))),
-        () => [...sizeReasons('dk', o.dk, MAX_DIM), ...sizeReasons('n', o.n, MAX_DIM), ...sizeReasons('rows', o.rows, MAX_COUNT)],
-        () => productReasons('rows*n', o.rows, o.n),
-        () => (Number.isFinite(Math.fround(dflt(o.scale, 1 / Math.sqrt(o.dk)))) ? [] : [rangeErr('BAD_VALUE', 'scale')]),
-        () => [...seedReasons('seed', o.seed), ...seedReasons('first', dflt(o.first, 0))]);
+      const reasons = rowsReasons(o);
       if (reasons.length === 0 && (o.dk + o.n) * o.rows > 2 ** 16) return;   // (sampled only when small)
       judge('sampleScores', [o], reasons, (s) => {
         expect(s).toEqual(engine.sampleScores(o));
