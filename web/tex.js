@@ -11,11 +11,12 @@
 import katex from 'katex';
 import { morphChildren } from './morph.js';
 
-// A number that is a value, not part of a name (x_1, #0072b2) or a length (4pt, 0.5em).
-const NUMBER = /(?<![#\w.])\d+(?:\.\d+)?(?![\w.])/g;
+// A number that is a value, not part of a name (x_1, #0072b2), a bare exponent or index (x^2, k_1:
+// a single digit that KaTeX sets in a text node with no room for another) or a length (4pt, 0.5em).
+const NUMBER = /(?<![#\w.^_])\d+(?:\.\d+)?(?![\w.])/g;
 const MARKER = 90000;  // + i: markers have one length, so the probe has the drawn formula's shape
 
-const drawn = new WeakMap();  // el → { key, shape, slots: [text node, number index or −1 for the TeX] | null }
+const drawn = new WeakMap();  // el → { key, shape, slots: [text node, number index or −1 for the TeX] | null, probed }
 
 function typeset(tex, display) {
   const div = document.createElement('div');
@@ -65,8 +66,10 @@ export function setTex(el, tex, display = false) {
     return el;
   }
   morphChildren(el, [...typeset(tex, display).childNodes]);
-  // look for the slots only when a shape comes back: a formula whose shape changes on every
-  // redraw never pays for the probe
-  drawn.set(el, { key, shape, slots: last?.shape === shape ? findSlots(el, tex, display) : null });
+  // look for the slots only when a shape comes back (a formula whose shape changes on every redraw
+  // never pays for the probe), and once per shape (one whose numbers cannot be told apart pays once)
+  const again = last?.shape === shape;
+  const slots = again && !last.probed ? findSlots(el, tex, display) : null;
+  drawn.set(el, { key, shape, slots, probed: again });
   return el;
 }
