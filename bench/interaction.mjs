@@ -1,6 +1,6 @@
 // Interaction budget in headless Chromium: for every control of every step, the time from the
 // input event to the figure's finished redraw (its data-updates counter moving), at default sizes.
-//   node bench/interaction.mjs [--json] [--rounds=5]
+//   node bench/interaction.mjs [--json] [--rounds=5] [--steps=id,id]
 // Also reports the page's transfer size (what it loads up to its first figure, gzipped, fonts
 // apart) and the time to the first interactive figure. Serves dist/ (or $ATTNLAB_DIST); build it
 // first (npm run bench does).
@@ -12,6 +12,7 @@ import { quantile, timeChange } from './interaction-measure.mjs';
 
 const dist = resolve(process.env.ATTNLAB_DIST || 'dist');
 const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.slice(9) || 5);
+const only = process.argv.find((a) => a.startsWith('--steps='))?.slice(8).split(',');
 
 const server = await preview({ build: { outDir: dist }, preview: { port: 0 }, logLevel: 'silent' });
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium',
@@ -34,7 +35,8 @@ for (const [url, r] of responses) {
   if (/\.(woff2?|ttf)$/.test(url)) fonts += n; else gz += n;
 }
 
-const steps = await page.$$eval('main section[id]', (ss) => ss.filter((s) => s.querySelector('figure.live')).map((s) => s.id));
+const steps = (await page.$$eval('main section[id]', (ss) => ss.filter((s) => s.querySelector('figure.live')).map((s) => s.id)))
+  .filter((id) => !only || only.includes(id));
 const rows = [];
 for (const id of steps) {
   await page.locator(`#${id} figure.live`).scrollIntoViewIfNeeded();

@@ -78,15 +78,20 @@ describe('training-ablation in Chromium', () => {
 
   it('draws while it trains: the curves and the status advance through intermediate steps before the end', async () => {
     // (how long the main thread is busy per redraw is measured in bench/, not asserted here)
-    const { page, errors, close } = await h.open(`?step=${ID}&steps=1000`);
-    const seen = new Set();
-    for (;;) {
-      const s = await status(page).catch(() => '');
-      if (s) seen.add(s);
-      if (s.startsWith('step 1000')) break;
-      await page.waitForTimeout(40);
-    }
-    const intermediate = [...seen].filter((s) => /^step [1-9]\d* of 1000$/.test(s) && s !== 'step 1000 of 1000');
+    // Every status the page shows is recorded by a MutationObserver, not by polling, so a fast
+    // engine cannot slip between two looks; the run (d_k = 256, 1000 steps) spans several
+    // of the page's 200 ms redraws.
+    const { page, errors, close } = await h.open(`?step=${ID}&steps=1000&dk=256`);
+    await page.waitForSelector(`#${ID} .training-status`);
+    await page.evaluate((id) => {
+      window.statuses = new Set();
+      const el = document.querySelector(`#${id} .training-status`);
+      window.statuses.add(el.textContent);
+      new MutationObserver(() => window.statuses.add(el.textContent)).observe(el, { childList: true, characterData: true, subtree: true });
+    }, ID);
+    await page.waitForFunction(() => [...window.statuses].some((s) => s.startsWith('step 1000')), null, { timeout: 60000 });
+    const seen = await page.evaluate(() => [...window.statuses]);
+    const intermediate = seen.filter((s) => /^step [1-9]\d* of 1000$/.test(s) && s !== 'step 1000 of 1000');
     expect(intermediate.length).toBeGreaterThanOrEqual(3);
     expect(errors).toEqual([]);
     await close();
