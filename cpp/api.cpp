@@ -360,8 +360,8 @@ void sample_entries(std::vector<float>& out, double count_d, double seed_d, cons
   expect_no_overflow(fn, "the entries", {out.data(), out.size()}, 1, "use a smaller mean or std");
 }
 
-Summary describe(std::vector<std::uint32_t>& counts, Vec<const float> x, double bins_d, double lo,
-                 double hi) {
+Description describe(std::vector<std::uint32_t>& counts, Vec<const float> x, double bins_d, double lo,
+                     double hi) {
   const char* fn = "describe";
   const std::size_t bins = size_arg(fn, "bins", bins_d, kMaxBins);
   if (x.size == 0) raise("BAD_SIZE", fn, "x must hold at least one value");
@@ -376,7 +376,7 @@ Summary describe(std::vector<std::uint32_t>& counts, Vec<const float> x, double 
   expect_values(fn, "x", x, x.size, Values::finite, "x must be finite");
   counts.resize(bins);
   histogram(Vec<std::uint32_t>{counts.data(), bins}, x, lo, hi);
-  return summarize(moments_of(x));
+  return {summarize(moments_of(x)), tails_of(x)};
 }
 
 }  // namespace attnlab::api

@@ -106,9 +106,13 @@ void softmax_jacobian(std::vector<float>& out, Vec<const float> p);
 void sample_entries(std::vector<float>& out, double count, double seed, const Distribution& d,
                     double stream = 0);
 
-// Summary of x plus a histogram of `bins` bins over [lo, hi].
-Summary describe(std::vector<std::uint32_t>& counts, Vec<const float> x, double bins, double lo,
-                 double hi);
+// Summary and tails of x plus a histogram of `bins` bins over [lo, hi].
+struct Description {
+  Summary summary;
+  Tails tails;
+};
+Description describe(std::vector<std::uint32_t>& counts, Vec<const float> x, double bins, double lo,
+                     double hi);
 
 // ---------------------------------------------------------------------------------------------
 // Training ablation (train.hpp): trainers live here, addressed by a handle, until destroyed.

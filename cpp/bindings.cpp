@@ -36,7 +36,7 @@ std::array<std::vector<float>, 5> in_f32;    // q, k, v, gradOutput, bias (or x,
 std::vector<std::uint8_t> in_mask;
 std::vector<float> out_f32[5];
 std::vector<std::uint32_t> out_counts;
-std::array<double, 8> out_summary;
+std::array<double, 15> out_summary;
 
 // Workspace blocks by address, and this operation's loans (empty view: none).
 std::map<std::uintptr_t, std::vector<float>> blocks;
@@ -201,8 +201,9 @@ std::string softmax_jacobian() {
 }
 std::string describe(double bins, double lo, double hi) {
   return guarded([&] {
-    const Summary s = api::describe(out_counts, in(0), bins, lo, hi);
-    out_summary = {s.n, s.mean, s.variance, s.mean_lo, s.mean_hi, s.variance_lo, s.variance_hi, s.variance_se};
+    const auto [s, t] = api::describe(out_counts, in(0), bins, lo, hi);
+    out_summary = {s.n, s.mean, s.variance, s.mean_lo, s.mean_hi, s.variance_lo, s.variance_hi, s.variance_se,
+                   t.fourth, t.fourth_lo, t.fourth_hi, t.kurtosis, t.kurtosis_lo, t.kurtosis_hi, t.kurtosis_se};
   });
 }
 

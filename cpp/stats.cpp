@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace attnlab {
 
@@ -68,6 +69,39 @@ Summary summarize(const Moments& m) {
     se = std::sqrt(std::max(0.0, (mu4 - (n - 3) / (n - 1) * s2 * s2) / n));
   }
   return {n, m.mean, s2, m.mean - mean_half, m.mean + mean_half, s2 - z * se, s2 + z * se, se};
+}
+
+Tails tails_of(Vec<const float> x) {
+  constexpr double z = 1.959963984540054;  // Φ⁻¹(0.975)
+  const double n = double(x.size), nan = std::numeric_limits<double>::quiet_NaN();
+  double sum = 0;
+  for (std::size_t i = 0; i < x.size; ++i) sum += x[i];
+  const double mean = sum / n;
+  double m2 = 0, r4 = 0;
+  for (std::size_t i = 0; i < x.size; ++i) {
+    const double v = x[i], d = v - mean, vv = v * v;
+    m2 += d * d;
+    r4 += vv * vv;
+  }
+  m2 /= n;
+  r4 /= n;
+  // In t_i = d_i²/m₂ (scale-free, so no power of a huge or tiny x over- or underflows):
+  //   κ̂ = mean of t²,  u_i = t_i² − 2κ̂·t_i,  Σu² = Σt⁴ − 4κ̂Σt³ + 4κ̂²Σt²
+  const double inv_m2 = 1 / m2;
+  double t1 = 0, t2 = 0, t3 = 0, t4 = 0, w2 = 0;
+  for (std::size_t i = 0; i < x.size; ++i) {
+    const double v = x[i], d = v - mean, t = d * d * inv_m2, tt = t * t, vv = v * v, w = vv * vv - r4;
+    t1 += t;
+    t2 += tt;
+    t3 += tt * t;
+    t4 += tt * tt;
+    w2 += w * w;
+  }
+  const double k = t2 / n;  // NaN for a constant sample (0/0)
+  const double su = t2 - 2 * k * t1, suu = t4 - 4 * k * t3 + 4 * k * k * t2;
+  const double se_k = n > 1 && !std::isnan(k) ? std::sqrt(std::max(0.0, (suu - su * su / n) / (n - 1)) / n) : nan;
+  const double se_4 = n > 1 ? std::sqrt(w2 / (n - 1) / n) : nan;
+  return {r4, r4 - z * se_4, r4 + z * se_4, k, k - z * se_k, k + z * se_k, se_k};
 }
 
 std::size_t histogram(Vec<std::uint32_t> counts, Vec<const float> x, double lo, double hi) {

@@ -29,6 +29,19 @@ struct Summary {
 };
 Summary summarize(const Moments& m);
 
+// A sample's tails: its 4th raw moment E[x⁴] (the mean of x_i⁴) and its kurtosis κ̂ = m₄/m₂²
+// (central moments over n), each with a 95% interval (normal approximation, z = 1.96):
+//   SE(E[x⁴]) = sd(x_i⁴)/√n
+//   SE(κ̂) by the delta method: κ̂ − κ ≈ mean of u_i = (d_i⁴ − 2κ̂·m₂·d_i²)/m₂², d_i = x_i − x̄,
+//   so SE(κ̂) = sd(u)/√n   (sd with n − 1)
+// Both SEs come from the sample's own 8th moment: right when that is finite (products of normal,
+// uniform or ±1 entries), only a guide for heavy tails. Three passes in double. A constant sample
+// has no kurtosis (m₂ = 0): NaN, as are the SEs of a single value.
+struct Tails {
+  double fourth, fourth_lo, fourth_hi, kurtosis, kurtosis_lo, kurtosis_hi, kurtosis_se;
+};
+Tails tails_of(Vec<const float> x);
+
 // counts_b = #{x_i in [lo + b·w, lo + (b+1)·w)}, w = (hi − lo)/bins; x = hi goes to the last bin.
 // Values outside [lo, hi] or NaN are not counted (returned: the number left out).
 std::size_t histogram(Vec<std::uint32_t> counts, Vec<const float> x, double lo, double hi);

@@ -113,10 +113,12 @@ TEST_CASE("seeds and distributions are validated", "[api]") {
 TEST_CASE("describe returns the summary and a histogram of the requested range", "[api][eq:dot-variance]") {
   std::vector<float> x{1.f, 2.f, 3.f, 4.f};
   std::vector<std::uint32_t> counts;
-  const Summary s = api::describe(counts, {x.data(), 4}, 2, 0, 4);
+  const auto [s, t] = api::describe(counts, {x.data(), 4}, 2, 0, 4);
   CHECK(s.mean == 2.5);
   CHECK(s.variance == Approx(5.0 / 3));
   CHECK(counts == std::vector<std::uint32_t>{1, 3});
+  CHECK(t.fourth == Approx((1 + 16 + 81 + 256) / 4.0));
+  CHECK(t.kurtosis == Approx(2.5625 / (1.25 * 1.25)));  // m₄ = (1.5⁴ + 0.5⁴)/2, m₂ = (1.5² + 0.5²)/2
   CHECK(error_of([&] { api::describe(counts, {x.data(), 4}, 2, 1, 1); }) ==
         "describe: the range [lo, hi] must be finite with lo < hi, got [1, 1]");
 }

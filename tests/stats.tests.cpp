@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "rng.hpp"
 #include "sampling.hpp"
 #include "stats.hpp"
 #include "support.hpp"
@@ -80,6 +81,56 @@ TEST_CASE("moments of a whole, merged across chunks, or streamed value by value 
     CHECK(m.m3 == Approx(m3).margin(1e-10 * std::pow(m2, 1.5)));  // near 0 for a symmetric sample
     CHECK(m.m4 == Approx(m4).epsilon(1e-9));
   }
+}
+
+TEST_CASE("the tails of a sample: E[x⁴] and the kurtosis m₄/m₂², with delta-method intervals, as a long-double "
+          "computation gives them, whatever the scale",
+          "[stats][eq:product-variance]") {
+  // a skewed, heavy-ish sample: exponentials (kurtosis 9) shifted off 0
+  std::vector<float> x(5001);
+  Rng rng(77);
+  for (float& v : x) v = static_cast<float>(2 - std::log(1 - rng.uniform()));
+  // the reference, straight from the definitions, in long double
+  using ld = long double;
+  const ld n = x.size();
+  ld mean = 0, m2 = 0, m4 = 0, r4 = 0;
+  for (float v : x) mean += v;
+  mean /= n;
+  for (float v : x) { const ld d = v - mean; m2 += d * d; m4 += d * d * d * d; r4 += ld(v) * v * v * v; }
+  m2 /= n; m4 /= n; r4 /= n;
+  const ld k = m4 / (m2 * m2);
+  ld su = 0, suu = 0, sw = 0;
+  for (float v : x) {
+    const ld d2 = (v - mean) * (v - mean), u = (d2 * d2 - 2 * k * m2 * d2) / (m2 * m2), w = ld(v) * v * v * v - r4;
+    su += u; suu += u * u; sw += w * w;
+  }
+  const ld se_k = std::sqrt((suu - su * su / n) / (n - 1) / n), se_4 = std::sqrt(sw / (n - 1) / n);
+  const Tails t = tails_of(Vec<const float>{x.data(), x.size()});
+  CHECK(t.kurtosis == Approx(double(k)).epsilon(1e-12));
+  CHECK(t.kurtosis_se == Approx(double(se_k)).epsilon(1e-9));
+  CHECK(t.kurtosis_lo == Approx(double(k - 1.959963984540054L * se_k)).epsilon(1e-9));
+  CHECK(t.kurtosis_hi == Approx(double(k + 1.959963984540054L * se_k)).epsilon(1e-9));
+  CHECK(t.fourth == Approx(double(r4)).epsilon(1e-12));
+  CHECK(t.fourth_hi - t.fourth_lo == Approx(double(2 * 1.959963984540054L * se_4)).epsilon(1e-9));
+  CHECK(std::abs(t.kurtosis - 9) < 5 * t.kurtosis_se);  // an exponential's kurtosis
+
+  // the kurtosis does not depend on the scale, even where x⁴ would leave float range or underflow
+  for (const float c : {1e-20f, 1e20f}) {
+    std::vector<float> y(x);
+    for (float& v : y) v *= c;
+    const Tails s = tails_of(Vec<const float>{y.data(), y.size()});
+    CHECK(s.kurtosis == Approx(t.kurtosis).epsilon(1e-6));
+    CHECK(s.kurtosis_se == Approx(t.kurtosis_se).epsilon(1e-5));
+  }
+  // a constant sample has no kurtosis; one value has no interval
+  const std::vector<float> same(10, 3.f), one{2.f};
+  const Tails c = tails_of(Vec<const float>{same.data(), same.size()});
+  CHECK(std::isnan(c.kurtosis));
+  CHECK(std::isnan(c.kurtosis_se));
+  CHECK(c.fourth == 81);
+  const Tails o = tails_of(Vec<const float>{one.data(), 1});
+  CHECK(o.fourth == 16);
+  CHECK(std::isnan(o.fourth_lo));
 }
 
 TEST_CASE("the histogram counts every value in range exactly once", "[stats]") {

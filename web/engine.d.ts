@@ -59,6 +59,10 @@ export interface Description {
   n: number; mean: number; variance: number; varianceSE: number;
   /** 95% intervals (normal approximation). */
   meanCI: [number, number]; varianceCI: [number, number];
+  /** The tails: E[x⁴] (the mean of x⁴) and the kurtosis m₄/m₂², with 95% intervals from the sample's
+   *  8th moment (delta method for the kurtosis); NaN for a constant sample's kurtosis. */
+  fourth: number; fourthCI: [number, number];
+  kurtosis: number; kurtosisCI: [number, number]; kurtosisSE: number;
   /** Histogram of `bins` equal bins over [lo, hi]. */
   counts: Uint32Array; lo: number; hi: number;
 }

@@ -354,11 +354,14 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       writeInputs([[0, x]]);
       check(M.describe(bins, lo, hi));
       const c = M.outputCounts() >>> 2, s = M.outputSummary() >>> 3;
-      const [n, mean, variance, meanLo, meanHi, varianceLo, varianceHi, varianceSE] = M.HEAPF64.slice(s, s + 8);
+      const [n, mean, variance, meanLo, meanHi, varianceLo, varianceHi, varianceSE,
+        fourth, fourthLo, fourthHi, kurtosis, kurtosisLo, kurtosisHi, kurtosisSE] = M.HEAPF64.slice(s, s + 15);
       return {
         n, mean, variance, varianceSE,
         meanCI: [meanLo, meanHi],
         varianceCI: [varianceLo, varianceHi],
+        fourth, fourthCI: [fourthLo, fourthHi],
+        kurtosis, kurtosisCI: [kurtosisLo, kurtosisHi], kurtosisSE,
         counts: M.HEAPU32.slice(c, c + M.outputCountsLength()),
         lo, hi,
       };

@@ -132,8 +132,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       case 3: {  // describe
         const std::vector<float> x = in.floats(in.size());
         const double bins = in.size(), lo = in.flag() ? in.real() : -4, hi = in.flag() ? in.real() : 4;
-        Summary s{};
-        if (!fuzz::call("describe", [&] { s = api::describe(counts, {x.data(), x.size()}, bins, lo, hi); })) break;
+        api::Description dsc{};
+        if (!fuzz::call("describe", [&] { dsc = api::describe(counts, {x.data(), x.size()}, bins, lo, hi); })) break;
+        const Summary& s = dsc.summary;
+        const Tails& t = dsc.tails;
         FUZZ_CHECK(counts.size() == std::size_t(bins), "describe: " + str(double(counts.size())) + " bins for " + str(bins));
         FUZZ_CHECK(s.n == double(x.size()), "describe: n = " + str(s.n) + " for " + str(double(x.size())) + " values");
         std::uint64_t inside = 0, counted = 0;
@@ -144,6 +146,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const double slack = 1e-9 * std::max(std::abs(mn), std::abs(mx));
         FUZZ_CHECK(s.mean >= mn - slack && s.mean <= mx + slack, "describe: mean " + str(s.mean) + " outside [" + str(mn) + ", " + str(mx) + "]");
         FUZZ_CHECK(s.variance >= 0, "describe: variance " + str(s.variance));
+        // mean of t_i² with mean of t_i = 1 (t_i = d_i²/m₂): at least 1 by Jensen, unless x is constant
+        FUZZ_CHECK(t.kurtosis >= 1 - 1e-9 || (std::isnan(t.kurtosis) && mn == mx), "describe: kurtosis " + str(t.kurtosis));
+        FUZZ_CHECK(t.fourth >= 0, "describe: E[x⁴] = " + str(t.fourth));
         break;
       }
     }
