@@ -198,8 +198,9 @@ RowExtremes<Max> row_extremes(const float* row, std::size_t n) {
 //         a spread over 104, which keep the mask. The mask would change no such row; dropping it
 //         saves 4 of V8's instructions a batch and 2 of the loop's constants.
 // out may alias x: row i+1 is read before it is written (the last row reads itself as its "next",
-// for nothing).
-template <bool Scaled, bool Max, class Finish>
+// for nothing). Store false: pass 2 only sums (log-softmax needs Σ_j y_j, not the y_j), so out is
+// not written at all and finish may read row i of x even when out aliases it.
+template <bool Scaled, bool Max, bool Store = true, class Finish>
 void rows_pipelined(Mat<float> out, Mat<const float> x, float s, Finish finish) {
   if (x.rows == 0) return;
   const std::size_t n = x.cols;
@@ -225,8 +226,10 @@ void rows_pipelined(Mat<float> out, Mat<const float> x, float s, Finish finish) 
       float* yp = y;
       for (; xp != end; xp += 2 * W, np += 2 * W, yp += 2 * W) {
         const B e0 = exp_at(xp), e1 = exp_at(xp + W);
-        e0.store_unaligned(yp);
-        e1.store_unaligned(yp + W);
+        if constexpr (Store) {
+          e0.store_unaligned(yp);
+          e1.store_unaligned(yp + W);
+        }
         acc += e0 + e1;
         ahead.add(B::load_unaligned(np), B::load_unaligned(np + W));
       }
@@ -234,12 +237,16 @@ void rows_pipelined(Mat<float> out, Mat<const float> x, float s, Finish finish) 
       ahead.finish(next, j, n);
       if (j + W <= n) {
         const B e0 = exp_at(xp);
-        e0.store_unaligned(yp);
+        if constexpr (Store) e0.store_unaligned(yp);
         acc += e0;
         j += W;
       }
       float sum = xsimd::hadd(acc);
-      for (; j < n; ++j) sum += (y[j] = std::exp((Scaled ? s * xi[j] : xi[j]) - m) * 0x1p64f);
+      for (; j < n; ++j) {
+        const float e = std::exp((Scaled ? s * xi[j] : xi[j]) - m) * 0x1p64f;
+        if constexpr (Store) y[j] = e;
+        sum += e;
+      }
       return sum;
     };
     const bool masked = !Max || !((Scaled ? s * e.lowest : e.lowest) - m >= -104.f);
@@ -463,8 +470,8 @@ void softmax_naive_rows(Mat<float> out, Mat<const float> x) {
 
 void log_softmax_rows(Mat<float> out, Mat<const float> x) {
   ATTN_CHECK(same_shape(out, x));
-  // out as scratch for pass 2; Σ_j e^(x_j − m) = 2⁻⁶⁴·Σ_j y_j exactly (a power of two)
-  rows_pipelined<false, true>(out, x, 1.f, [&](std::size_t i, float m, float sum) {
+  // pass 2 only sums (nothing stored: out may alias x); Σ_j e^(x_j − m) = 2⁻⁶⁴·Σ_j y_j exactly
+  rows_pipelined<false, true, false>(out, x, 1.f, [&](std::size_t i, float m, float sum) {
     const float ls = std::log(sum * 0x1p-64f);
     // (x − m) − log s, not x − (m + log s): x − m is exact near the max, and m + log s would round
     // to the ulp of m (2⁻¹⁰ at m = 10⁴)

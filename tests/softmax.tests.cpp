@@ -1,6 +1,8 @@
 // Softmax: what it preserves, where the naive formula breaks, and what IEEE inputs give.
 #include <catch2/catch.hpp>
 
+#include <cstring>
+#include <iterator>
 #include <limits>
 
 #include "support.hpp"
@@ -67,6 +69,29 @@ TEST_CASE("log-softmax stays finite where softmax underflows to 0", "[softmax][e
   CHECK(softmax_of(x)[1] == 0.f);  // exp(−200) < the smallest float subnormal
   CHECK(y[1] == Approx(-200.0).margin(1e-4));
   CHECK(y[0] == Approx(0.0).margin(1e-6));
+}
+
+TEST_CASE("the row-wise softmax kernels may write over their input: in place equals out of place, bit for bit",
+          "[softmax][eq:shift-vs-scale]") {
+  // (rows_pipelined reads row i+1 while it writes row i; log-softmax reads row i again after its
+  // sum, so its pass 2 stores nothing)
+  for (const std::size_t n : sizes_around_width()) {
+    const std::size_t rows = 3;
+    const auto x = normals(rows * n, 500 + n, 4.0);
+    using Kernel = void (*)(Mat<float>, Mat<const float>);
+    const Kernel kernels[] = {
+        [](Mat<float> o, Mat<const float> i) { softmax_rows(o, i); },
+        [](Mat<float> o, Mat<const float> i) { log_softmax_rows(o, i); },
+        [](Mat<float> o, Mat<const float> i) { softmax_scaled_rows(o, i, 0.125f); },
+        [](Mat<float> o, Mat<const float> i) { softmax_scaled_rows(o, i, -2.f); }};
+    for (std::size_t k = 0; k < std::size(kernels); ++k) {
+      std::vector<float> apart(x.size()), inplace(x);
+      kernels[k](mmat(apart, rows, n), cmat(x, rows, n));
+      kernels[k](mmat(inplace, rows, n), cmat(inplace, rows, n));
+      INFO("kernel " << k << ", n = " << n);
+      CHECK(std::memcmp(apart.data(), inplace.data(), x.size() * sizeof(float)) == 0);
+    }
+  }
 }
 
 // The standalone softmax follows IEEE-754 with no special cases, like torch.softmax and the ONNX
