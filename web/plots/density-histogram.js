@@ -7,7 +7,8 @@
 //   yLog: a log density axis, which shows the tails; bars with no samples are left out and the
 //         axis starts at half the density of a single sample
 import * as Plot from '@observablehq/plot';
-import { setIf, showPatched } from '../morph.js';
+import { showPatched } from '../morph.js';
+import { moveRects } from './rects.js';
 import { plot } from './style.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -103,21 +104,6 @@ const defaultLabel = ({ n, xLabel, curves = [] }) => `Histogram of ${n} samples 
 
 function moveBars(wrap, y, bars, y1, ariaLabel) {
   return moveRects(wrap.querySelector(':scope > svg'), y, y1, bars.map((b) => b.density), ariaLabel);
-}
-
-// The bars of a Plot.rectY(…, { y1, y2: value, inset: 0.5 }) in svg moved to new values through
-// its y scale, as Plot computes them; false, touching nothing, if svg does not hold as many bars.
-export function moveRects(svg, y, y1, values, ariaLabel) {
-  const rects = svg?.querySelector('g[aria-label="rect"]')?.children;
-  if (!y || !rects || rects.length !== values.length) return false;
-  const Y1 = y.apply(y1);
-  values.forEach((v, i) => {
-    const Y2 = y.apply(v);
-    setIf(rects[i], 'y', Math.min(Y1, Y2) + 0.5);
-    setIf(rects[i], 'height', Math.max(0, Math.abs(Y1 - Y2) + 0 - 0.5 - 0.5));  // Plot's own sum, to the last bit
-  });
-  svg.setAttribute('aria-label', ariaLabel);
-  return true;
 }
 
 // Powers of ten in [lo, hi], labelled 1, 10⁻¹, 10⁻², … (not the SI "100m" of the default format).

@@ -2,9 +2,11 @@
 // Pure: data in, SVG node out.
 import * as Plot from '@observablehq/plot';
 import { showPatched } from '../morph.js';
-import { moveRects } from './density-histogram.js';
+import { moveRects } from './rects.js';
 import { plot } from './style.js';
 
+// The bars, the curve's points, and the density axis's end: the data's top, niced (it ends on a
+// tick), so that another draw of the same law mostly keeps the axis and moves the bars in place.
 function layout({ counts, lo, hi, n, pdf }) {
   const w = (hi - lo) / counts.length;
   const bars = Array.from(counts, (c, b) => ({ x1: lo + b * w, x2: lo + (b + 1) * w, density: c / (n * w) }));
@@ -12,22 +14,22 @@ function layout({ counts, lo, hi, n, pdf }) {
     const x = lo + ((hi - lo) * i) / 160;
     return { x, y: pdf(x) };
   });
-  return { bars, curve };
+  const top = Math.max(...bars.map((b) => b.density), ...curve.map((p) => p.y).filter(Number.isFinite));
+  return { bars, curve, top: Plot.scale({ y: { domain: [0, top], nice: true } }).domain[1] };
 }
 const label = ({ n, xLabel, curveLabel }) => `Histogram of ${n} samples of ${xLabel} with the ${curveLabel} density`;
 
 // { counts, lo, hi } from engine.describe; n = number of samples; pdf(x) the reference density.
-// The density axis is niced (it ends on a tick), so another draw of the same law mostly keeps it.
 export function histogramPlot(options) {
   const { lo, hi, xLabel, width = 440, height = 240 } = options;
-  const { bars, curve } = options.layout ?? layout(options);
+  const { bars, curve, top } = options.layout ?? layout(options);
   return plot({
     width, height,
     marginLeft: 48,
     marginBottom: 40,
     style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
     x: { label: xLabel, domain: [lo, hi], labelAnchor: 'center', labelOffset: 34 },
-    y: { label: 'density', grid: true, nice: true },
+    y: { label: 'density', grid: true, domain: [0, top] },
     ariaLabel: label(options),
     marks: [
       Plot.rectY(bars, { x1: 'x1', x2: 'x2', y: 'density', fill: 'var(--bar)', inset: 0.5 }),
@@ -44,8 +46,7 @@ const drawn = new WeakMap();  // container → { key, y }
 export function showHistogram(container, options, ...after) {
   const l = layout(options);
   const { lo, hi, xLabel, curveLabel, counts, width, height } = options;
-  const y = Plot.scale({ y: { domain: [0, Math.max(...l.bars.map((b) => b.density), ...l.curve.map((p) => p.y))], nice: true } });
-  const key = JSON.stringify({ lo, hi, xLabel, curveLabel, width, height, bins: counts.length, top: y.domain[1] });
+  const key = JSON.stringify({ lo, hi, xLabel, curveLabel, width, height, bins: counts.length, top: l.top });
   const d = drawn.get(container);
   showPatched(container, (live) => d?.key === key && moveRects(live, d.y, 0, l.bars.map((b) => b.density), label(options)), () => {
     const node = histogramPlot({ ...options, layout: l });
