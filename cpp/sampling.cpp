@@ -38,7 +38,8 @@ void sample_dot_products(Vec<float> out, std::size_t dk, std::uint64_t seed, con
       Rng rng(seed, first + i);
       for (std::size_t j = 0; j < dk; ++j) q[j] = static_cast<float>(d.mean + d.std * standard_draw(rng, d));
       for (std::size_t j = 0; j < dk; ++j) k[j] = static_cast<float>(d.mean + d.std * standard_draw(rng, d));
-      out[i] = dot(q, k);
+      // d_k = 1 (the product experiment): dot's one rounded product, without its call
+      out[i] = dk == 1 ? q[0] * k[0] : dot(q, k);
     }
     return;
   }
