@@ -5,11 +5,20 @@ export function fmt(x, digits = 3) {
   if (x === 0 || Math.abs(x) < 1e-12) return '0';
   const a = Math.abs(x);
   const s = a >= 1e5 || a < 1e-3 ? x.toExponential(digits - 1) : x.toPrecision(digits);
-  return s.replace(/^-/, '−').replace(/e\+?(-?)(\d+)$/, (_, m, e) => `×10${sup(m + e)}`);
+  // (no regular expressions: a heatmap's labels and tables call this thousands of times a redraw)
+  const e = s.indexOf('e');
+  const mantissa = x < 0 ? `−${s.slice(1, e < 0 ? s.length : e)}` : e < 0 ? s : s.slice(0, e);
+  if (e < 0) return mantissa;
+  const exp = s.slice(s[e + 1] === '+' ? e + 2 : e + 1);  // "e+5" → "5", "e-7" → "-7"
+  return `${mantissa}×10${sup(exp)}`;
 }
 
 const SUP = { '-': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
-const sup = (s) => [...s].map((c) => SUP[c]).join('');
+const sup = (s) => {
+  let out = '';
+  for (const c of s) out += SUP[c];
+  return out;
+};
 
 export const fmtInterval = ([lo, hi], digits = 3) => `[${fmt(lo, digits)}, ${fmt(hi, digits)}]`;
 

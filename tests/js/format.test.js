@@ -1,0 +1,54 @@
+// The page's number formatting (web/format.js): what a reader sees for every kind of value.
+import { describe, expect, it } from 'vitest';
+import { fmt, fmtInt, fmtInterval } from '../../web/format.js';
+
+describe('fmt', () => {
+  it('gives significant digits with a real minus sign', () => {
+    expect(fmt(Math.PI)).toBe('3.14');
+    expect(fmt(-Math.PI, 4)).toBe('−3.142');
+    expect(fmt(0.5, 1)).toBe('0.5');
+    expect(fmt(-0.0123)).toBe('−0.0123');
+    expect(fmt(512)).toBe('512');
+  });
+
+  it('writes large and small magnitudes as a mantissa times a power of ten, in superscripts', () => {
+    expect(fmt(123456)).toBe('1.23×10⁵');
+    expect(fmt(-2.5e-7)).toBe('−2.50×10⁻⁷');
+    expect(fmt(1e21, 1)).toBe('1×10²¹');
+    expect(fmt(0.000999)).toBe('9.99×10⁻⁴');
+    // a value that rounds up to the next decade inside toPrecision keeps its exponent form
+    expect(fmt(99999.5)).toBe('1.00×10⁵');
+  });
+
+  it('shows zero as 0 (never −0), and NaN and the infinities by name', () => {
+    expect(fmt(0)).toBe('0');
+    expect(fmt(-0)).toBe('0');
+    expect(fmt(-1e-13)).toBe('0');
+    expect(fmt(NaN)).toBe('NaN');
+    expect(fmt(Infinity)).toBe('∞');
+    expect(fmt(-Infinity)).toBe('−∞');
+  });
+
+  it('has no ASCII hyphen-minus or "e" in any output', () => {
+    for (let i = -11; i <= 30; i++) {  // (below 1e-12 is shown as 0)
+      for (const x of [1.234 * 10 ** i, -5.678 * 10 ** i]) {
+        const s = fmt(x);
+        expect(s).not.toMatch(/[-e+]/);
+        // the text reads back as the number, to its 3 significant digits
+        const back = Number(s.replace('−', '-').replace(/×10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)/, (_, e) =>
+          `e${[...e].map((c) => '⁻⁰¹²³⁴⁵⁶⁷⁸⁹'.indexOf(c) - 1).map((d) => (d < 0 ? '-' : d)).join('')}`));
+        expect(Math.abs(back - x)).toBeLessThanOrEqual(Math.abs(x) * 5e-3);
+      }
+    }
+  });
+});
+
+describe('fmtInterval and fmtInt', () => {
+  it('formats an interval with both ends like fmt', () => {
+    expect(fmtInterval([-0.00123, 2.5], 2)).toBe('[−0.0012, 2.5]');
+  });
+  it('groups thousands', () => {
+    expect(fmtInt(50000)).toBe('50,000');
+    expect(fmtInt(1234567)).toBe('1,234,567');
+  });
+});
