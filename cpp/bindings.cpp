@@ -38,8 +38,20 @@ std::vector<float> out_f32[5];
 std::vector<std::uint32_t> out_counts;
 std::array<double, 15> out_summary;
 
-// Workspace blocks by address, and this operation's loans (empty view: none).
-std::map<std::uintptr_t, std::vector<float>> blocks;
+// Workspace blocks by address, and this operation's loans (empty view: none). A block starts on
+// a 64-byte boundary (malloc gives 8 in wasm32): a caller's rows then start where the kernels'
+// 16-byte loads do not straddle cache lines.
+template <class T>
+struct CacheAligned {
+  using value_type = T;
+  CacheAligned() = default;
+  template <class U> CacheAligned(const CacheAligned<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(64))); }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t(64)); }
+  template <class U> bool operator==(const CacheAligned<U>&) const { return true; }
+  template <class U> bool operator!=(const CacheAligned<U>&) const { return false; }
+};
+std::map<std::uintptr_t, std::vector<float, CacheAligned<float>>> blocks;
 std::array<Vec<float>, 5> lent_in, lent_out;
 
 Vec<const float> in(int slot) {
@@ -89,7 +101,7 @@ std::uintptr_t input_f32(int slot, double n) {
 std::uintptr_t workspace_alloc(double n) {
   if (!(n >= 1 && n <= api::kMaxElements && n == double(std::size_t(n)))) return 0;
   try {
-    std::vector<float> block(static_cast<std::size_t>(n));
+    std::vector<float, CacheAligned<float>> block(static_cast<std::size_t>(n));
     const auto address = reinterpret_cast<std::uintptr_t>(block.data());
     blocks.emplace(address, std::move(block));
     return address;

@@ -56,6 +56,10 @@ describe.each(Object.entries(engines))('%s build', (_, engine) => {
     expect(ws.q.every((v) => v === 0)).toBe(true);
     expect(Object.keys(ws)).toEqual(['dispose', 'disposed', 'q', 'k']);
     ws.dispose();
+    // every array starts on a 64-byte boundary (a cache line), whatever the sizes before it
+    const odd = engine.workspace({ a: 1, b: 3, c: 17, d: 5 });
+    for (const name of ['a', 'b', 'c', 'd']) expect(odd[name].byteOffset % 64).toBe(0);
+    odd.dispose();
     expect(ws.disposed).toBe(true);
     expect(errorOf(() => ws.q)).toMatchObject({ code: 'DISPOSED', message: 'workspace.q: the workspace has been disposed' });
     ws.dispose();  // twice does nothing
