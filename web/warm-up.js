@@ -7,6 +7,12 @@
 // 0.4–0.7 s the first two times in Chromium, then 8–25 ms; after three small dot-product calls
 // and a pause, 13 ms the first time.
 //
+// A function is optimized once it has used up a budget of executed code, so a rarely taken path
+// stays in the baseline tier long after its caller is optimized: the normal sampler's wedge and
+// tail (Rng::normal_outside, portable_exp: 1.2% of draws) kept sampleDotProducts at d_k = 64 at
+// 10–12 ms a call in a Chromium worker, against 6–7 ms with every function optimized; two million
+// normals drawn first bring it to 6–8 ms. Hence the eight calls of 2¹⁸ normals.
+//
 // Each call is a few ms, run one at a time between requests (web/worker.js), and returns nothing
 // that anyone reads: the results of the experiments do not depend on it.
 const ROWS = 64;
@@ -43,4 +49,5 @@ export const WARM_UP = [
     const t = e.createTrainer();
     try { t.step(20); } finally { t.dispose(); }
   },
+  ...Array.from({ length: 8 }, (_, i) => (e) => randn(e, 1 << 18, 100 + i)),  // the sampler's rare paths
 ];
