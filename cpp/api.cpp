@@ -279,6 +279,24 @@ void sample_softmax_rows(std::vector<float> (&out)[5], double dk_d, double n_d, 
   for (const auto& v : out) expect_no_overflow(fn, "the statistics", {v.data(), v.size()}, 1, "use a smaller scale");
 }
 
+void score_stats(std::vector<float> (&out)[5], Vec<const float> scores, double rows_d, double n_d, double scale) {
+  const char* fn = "scoreStats";
+  const std::size_t rows = size_arg(fn, "rows", rows_d, kMaxCount);
+  const std::size_t n = size_arg(fn, "n", n_d, kMaxDim);
+  expect_len(fn, "scores", scores, product(fn, "rows*n", rows, n), "rows*n");
+  const float sc = scale_arg(fn, scale);
+  expect_values(fn, "scores", scores, n, Values::finite, "scores must be finite");
+  // the same float products as sample_scores' scale pass
+  std::vector<float> s(rows * n);
+  attnlab::scale(Mat<float>{s.data(), rows, n}, Mat<const float>{scores.data, rows, n}, sc);
+  expect_no_overflow(fn, "scale·scores", {s.data(), s.size()}, n, "use a smaller scale");
+  for (auto& v : out) v.resize(rows);
+  softmax_row_stats({{out[0].data(), rows}, {out[1].data(), rows}, {out[2].data(), rows}, {out[3].data(), rows},
+                     {out[4].data(), rows}},
+                    Mat<const float>{s.data(), rows, n});
+  for (const auto& v : out) expect_no_overflow(fn, "the statistics", {v.data(), v.size()}, 1, "use a smaller scale");
+}
+
 void sample_scores(std::vector<float>& out, double dk_d, double n_d, double rows_d, double scale, double seed_d,
                    double first_d) {
   const char* fn = "sampleScores";

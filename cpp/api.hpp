@@ -90,6 +90,10 @@ void sample_dot_products(std::vector<float>& out, double dk, double count, doubl
 void sample_softmax_rows(std::vector<float> (&out)[5], double dk, double n, double rows, double scale,
                          double seed, double first = 0);
 
+// The same five statistics of softmax(scale·scores) for given scores (rows, n): sample_softmax_rows is
+// score_stats of sample_scores at scale 1, bit for bit, so one draw serves several scales.
+void score_stats(std::vector<float> (&out)[5], Vec<const float> scores, double rows, double n, double scale);
+
 // Scores (rows, n) of one random query against n random keys per row (see sampling.hpp), scaled.
 void sample_scores(std::vector<float>& out, double dk, double n, double rows, double scale, double seed,
                    double first = 0);

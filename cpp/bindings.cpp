@@ -196,6 +196,9 @@ std::string sample_entries(double count, double seed, double stream, double dist
 std::string sample_softmax_rows(double dk, double n, double rows, double scale, double seed, double first) {
   return guarded([&] { api::sample_softmax_rows(out_f32, dk, n, rows, scale, seed, first); });
 }
+std::string score_stats(double rows, double n, double scale) {
+  return guarded([&] { api::score_stats(out_f32, in(0), rows, n, scale); });
+}
 std::string sample_scores(double dk, double n, double rows, double scale, double seed, double first) {
   return guarded([&] { api::sample_scores(out_f32[0], dk, n, rows, scale, seed, first); });
 }
@@ -267,6 +270,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   function("sampleDotProducts", &sample_dot_products);
   function("sampleEntries", &sample_entries);
   function("sampleSoftmaxRows", &sample_softmax_rows);
+  function("scoreStats", &score_stats);
   function("sampleScores", &sample_scores);
   function("scores", &scores);
   function("matmul", &matmul);

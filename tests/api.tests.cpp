@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "api.hpp"
@@ -121,4 +122,21 @@ TEST_CASE("describe returns the summary and a histogram of the requested range",
   CHECK(t.kurtosis == Approx(2.5625 / (1.25 * 1.25)));  // m₄ = (1.5⁴ + 0.5⁴)/2, m₂ = (1.5² + 0.5²)/2
   CHECK(error_of([&] { api::describe(counts, {x.data(), 4}, 2, 1, 1); }) ==
         "describe: the range [lo, hi] must be finite with lo < hi, got [1, 1]");
+}
+
+TEST_CASE("one draw of scores serves every scale: sampleSoftmaxRows is scoreStats of the scores drawn at scale 1",
+          "[api][eq:scaling-choices]") {
+  const double dk = 16, n = 7, rows = 9;
+  std::vector<float> scores;
+  api::sample_scores(scores, dk, n, rows, 1, 5);
+  for (const double scale : {1.0, 0.25, 1 / 16.0, -0.5}) {
+    std::vector<float> drawn[5], given[5];
+    api::sample_softmax_rows(drawn, dk, n, rows, scale, 5);
+    api::score_stats(given, {scores.data(), scores.size()}, rows, n, scale);
+    INFO("scale " << scale);
+    for (int s = 0; s < 5; ++s) CHECK(std::memcmp(drawn[s].data(), given[s].data(), drawn[s].size() * sizeof(float)) == 0);
+  }
+  std::vector<float> out[5];
+  CHECK(error_of([&] { api::score_stats(out, {scores.data(), scores.size()}, rows, n + 1, 1); }) ==
+        "scoreStats: scores has 63 elements, expected rows*n = 72");
 }

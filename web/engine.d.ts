@@ -145,6 +145,11 @@ export interface Engine {
   sampleSoftmaxRows(o: { dk: number; n: number; rows: number; seed: number; scale?: number; first?: number }): {
     maxWeight: Float32Array; entropy: Float32Array; jacobianNorm: Float32Array; nonmaxGrad: Float32Array; scoreVariance: Float32Array;
   };
+  /** The same statistics of softmax(scale·scores) for given scores (rows, n), row-major (scale defaults to 1):
+   *  sampleSoftmaxRows(o) equals scoreStats(sampleScores({ ...o, scale: 1 }), o.rows, o.n, o.scale), bit for bit. */
+  scoreStats(scores: Float32Array, rows: number, n: number, scale?: number): {
+    maxWeight: Float32Array; entropy: Float32Array; jacobianNorm: Float32Array; nonmaxGrad: Float32Array; scoreVariance: Float32Array;
+  };
   /** Scores (rows, n), row-major: row r is scale·K q for one random query against n random N(0,1) keys, drawn as
    *  ‖q‖·z (the same distribution: given q the scores are i.i.d. N(0, ‖q‖²)) from RNG stream first + r; the rows
    *  behind sampleSoftmaxRows. scale defaults to 1/√dk. */

@@ -274,6 +274,18 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       return { maxWeight: readF32(0), entropy: readF32(1), jacobianNorm: readF32(2), nonmaxGrad: readF32(3), scoreVariance: readF32(4) };
     },
 
+    scoreStats(scores, rows, n, scale = 1) {
+      const fn = 'scoreStats';
+      requireArray(fn, 'scores', scores);
+      requireNumber(fn, 'rows', rows);
+      requireNumber(fn, 'n', n);
+      requireNumber(fn, 'scale', scale);
+      expectLength(fn, 'scores', scores, product(fn, 'rows*n', sizeArg(fn, 'rows', rows, MAX_ELEMENTS), sizeArg(fn, 'n', n, MAX_DIM)), 'rows*n');
+      writeInputs([[0, scores]]);
+      check(M.scoreStats(rows, n, scale));
+      return { maxWeight: readF32(0), entropy: readF32(1), jacobianNorm: readF32(2), nonmaxGrad: readF32(3), scoreVariance: readF32(4) };
+    },
+
     sampleScores(o) {
       const fn = 'sampleScores';
       requireOptions(fn, o);

@@ -94,6 +94,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                      "entropy " + str(rows_out[1][r]) + at);
           for (int s = 2; s < 5; ++s) FUZZ_CHECK(rows_out[s][r] >= 0, "statistic " + str(s) + " = " + str(rows_out[s][r]) + at);
         }
+        {  // scoreStats of the same rows' scores drawn at scale 1 gives the same bits
+          std::vector<float> scores, given[5];
+          if (fuzz::call("sampleScores", [&] { api::sample_scores(scores, dk, n, rows, 1, seed, first); }) &&
+              fuzz::call("scoreStats", [&] { api::score_stats(given, {scores.data(), scores.size()}, rows, n, scale); }))
+            for (int s = 0; s < 5; ++s)
+              FUZZ_CHECK(same_bits(rows_out[s].data(), given[s].data(), R), "scoreStats differs from sampleSoftmaxRows");
+        }
         if (R >= 2 && first + 1 <= 9007199254740991.0) {
           FUZZ_CHECK(fuzz::call(fn, [&] { api::sample_softmax_rows(rows_shifted, dk, n, rows - 1, scale, seed, first + 1); }),
                      "sampleSoftmaxRows refused first + 1");

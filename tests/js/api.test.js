@@ -410,6 +410,7 @@ const ATT = attentionInputs({ nq: 2, nk: 3, dk: 4, dv: 5, seed: 90 });
 const GOUT = randomF32(10, 91);
 const SAMPLE = { seed: 17, dk: 8, count: 50 }, ENTRIES = { seed: 17, count: 50, distribution: 'uniform' };
 const ROWS = { dk: 8, n: 5, rows: 20, seed: 3 };
+const ROW_SCORES = reference.sampleScores({ ...ROWS, scale: 1 });  // (20, 5)
 const GOOD = {
   softmax: [[SX, 2, 3], (y) => expectClose(y, softmaxRef(SX, 2, 3), { rel: 1e-6 }, 'softmax')],
   softmaxNaive: [[SX, 2, 3], (y) => expectClose(y, softmaxRef(SX, 2, 3), { rel: 1e-6 }, 'softmaxNaive')],
@@ -422,6 +423,8 @@ const GOOD = {
   sampleDotProducts: [[SAMPLE], (y) => expect(y).toEqual(reference.sampleDotProducts(SAMPLE))],
   sampleEntries: [[ENTRIES], (y) => expect(y).toEqual(reference.sampleEntries(ENTRIES))],
   sampleSoftmaxRows: [[ROWS], (r) => expect(r).toEqual(reference.sampleSoftmaxRows(ROWS))],
+  // sampleSoftmaxRows is scoreStats of the rows' scores drawn at scale 1, bit for bit
+  scoreStats: [[ROW_SCORES, ROWS.rows, ROWS.n, 1 / Math.sqrt(ROWS.dk)], (r) => expect(r).toEqual(reference.sampleSoftmaxRows(ROWS))],
   sampleScores: [[ROWS], (s) => {
     expect(s).toEqual(reference.sampleScores(ROWS));
     expect(s.length).toBe(ROWS.rows * ROWS.n);
@@ -563,6 +566,14 @@ const CASES = {
     ...seedCases('first', (f) => [{ ...ROWS, first: f }]),
     ...[NaN, Infinity, -Infinity, 1e39].map((v) => [`scale = ${v}`, [{ ...ROWS, scale: v }], RangeError, 'BAD_VALUE', 'scale']),
   ]])),
+  scoreStats: [
+    ...arrayCases('scores', (x) => [x, 20, 5], new Float32Array(99)),
+    ...sizeCases('rows', (r) => [ROW_SCORES, r, 5], 2 ** 24 + 1),
+    ...sizeCases('n', (n) => [ROW_SCORES, 20, n], 2 ** 16 + 1),
+    ...[NaN, Infinity, -Infinity, 1e39].map((v) => [`scale = ${v}`, [ROW_SCORES, 20, 5, v], RangeError, 'BAD_VALUE', 'scale']),
+    ['scale is a string', [ROW_SCORES, 20, 5, '2'], TypeError, undefined, 'scale'],
+    ...[NaN, Infinity].map((v) => [`a score is ${v}`, [ROW_SCORES.map((x, i) => (i === 7 ? v : x)), 20, 5], RangeError, 'BAD_VALUE', 'scores must be finite']),
+  ],
   scores: [
     ...optionsCases(),
     ...['q', 'k'].flatMap((n) => arrayCases(n, (x) => [{ q: ATT.q, k: ATT.k, nq: 2, nk: 3, dk: 4, [n]: x }], new Float32Array(ATT[n].length - 1))),

@@ -32,22 +32,29 @@ function memoized(engine, kind, key, compute) {
   return { value, fresh: true };
 }
 
-// Per-row statistics of softmax(scale · K q) for rows 0 … rows−1 (row r = RNG stream r), in
-// chunks; yields progress only after real work. Returns { maxWeight, entropy, … } Float32Arrays.
-// A row costs dk + n normals: the engine draws q and then the scores as ‖q‖·z (given q they
-// are i.i.d. N(0, ‖q‖²), as q·k_j is for random keys; see cpp/sampling.hpp).
-export function* softmaxRowsChunked(engine, { dk, n, rows, seed, scale, onChunk }) {
-  const out = Object.fromEntries(STATS.map((s) => [s, new Float32Array(rows)]));
+// Per-row statistics of softmax(scale · K q) for rows 0 … rows−1 (row r = RNG stream r), for each
+// of `scales`, in chunks; yields progress only after real work. Returns, per scale, { maxWeight,
+// entropy, … } Float32Arrays. A row costs dk + n normals, drawn once for all the scales: the engine
+// draws q and then the scores as ‖q‖·z (given q they are i.i.d. N(0, ‖q‖²), as q·k_j is for random
+// keys; see cpp/sampling.hpp), and scoreStats scales them as sampleSoftmaxRows would, bit for bit.
+export function* softmaxRowsChunked(engine, { dk, n, rows, seed, scales, onChunk }) {
+  const outs = scales.map(() => Object.fromEntries(STATS.map((s) => [s, new Float32Array(rows)])));
   const per = Math.max(1, Math.floor(CHUNK / (dk + n)));
   for (let first = 0; first < rows; first += per) {
     const count = Math.min(per, rows - first);
-    const { value, fresh } = memoized(engine, 'rows', [dk, n, count, seed, scale, first].join(','),
-      () => engine.sampleSoftmaxRows({ dk, n, rows: count, seed, scale, first }));
-    for (const s of STATS) out[s].set(value[s], first);
+    let scores = null, fresh = false;
+    scales.forEach((scale, i) => {
+      const m = memoized(engine, 'rows', [dk, n, count, seed, scale, first].join(','), () => {
+        scores ??= engine.sampleScores({ dk, n, rows: count, seed, first, scale: 1 });
+        return engine.scoreStats(scores, count, n, scale);
+      });
+      fresh ||= m.fresh;
+      for (const s of STATS) outs[i][s].set(m.value[s], first);
+    });
     const progress = onChunk?.(count * (dk + n));
     if (fresh && progress !== undefined) yield { progress };
   }
-  return out;
+  return outs;
 }
 
 // Mean and 95% interval of per-row values, from engine.describe.
@@ -68,17 +75,19 @@ const median = (x) => {
 // how many rows came out exactly one-hot in float32 (every non-max weight rounded to 0, so the
 // non-max gradient is exactly 0).
 export function* softmaxSweep(engine, { n, rows, seed, scales = ['none', 'sqrt'], dks = SWEEP_DKS }) {
-  const total = dks.reduce((s, dk) => s + rows * (dk + n), 0) * scales.length;
+  const total = dks.reduce((s, dk) => s + rows * (dk + n), 0);
   let done = 0;
   const onChunk = (work) => (done += work) / total;
   const result = { n, rows, seed, dks, scales: {} };
   for (const name of scales) {
-    const series = Object.fromEntries(STATS.map((s) => [s, { mean: [], lo: [], hi: [], median: [] }]));
-    series.oneHot = [];
-    series.scale = [];
-    for (const dk of dks) {
-      const scale = SCALES[name](dk);
-      const r = yield* softmaxRowsChunked(engine, { dk, n, rows, seed, scale, onChunk });
+    result.scales[name] = Object.fromEntries(STATS.map((s) => [s, { mean: [], lo: [], hi: [], median: [] }]));
+    Object.assign(result.scales[name], { oneHot: [], scale: [] });
+  }
+  for (const dk of dks) {
+    const multipliers = scales.map((name) => SCALES[name](dk));
+    const perScale = yield* softmaxRowsChunked(engine, { dk, n, rows, seed, scales: multipliers, onChunk });
+    scales.forEach((name, i) => {
+      const series = result.scales[name], r = perScale[i];
       for (const s of STATS) {
         const { mean, lo, hi } = meanCI(engine, r[s]);
         series[s].mean.push(mean);
@@ -87,9 +96,8 @@ export function* softmaxSweep(engine, { n, rows, seed, scales = ['none', 'sqrt']
         series[s].median.push(median(r[s]));
       }
       series.oneHot.push(r.nonmaxGrad.reduce((c, g) => c + (g === 0), 0));
-      series.scale.push(scale);
-    }
-    result.scales[name] = series;
+      series.scale.push(multipliers[i]);
+    });
   }
   return result;
 }
