@@ -55,6 +55,22 @@ double Rng::normal_outside(int i, double u) {
   return normal();
 }
 
+double Rng::gamma(double a) {
+  const double d = a - 1.0 / 3, c = 1 / std::sqrt(9 * d);
+  for (;;) {
+    double x, v;
+    do {
+      x = normal();
+      v = 1 + c * x;
+    } while (v <= 0);
+    v = v * v * v;
+    const double u = 1 - uniform();  // (0, 1]: ln u is finite
+    const double x2 = x * x;
+    if (u < 1 - 0.0331 * x2 * x2) return d * v;
+    if (portable_log(u) < 0.5 * x2 + d * (1 - v + portable_log(v))) return d * v;
+  }
+}
+
 // Beyond R: Marsaglia's tail method, x = R − ln(U₁)/R accepted when −2 ln U₂ >= (ln(U₁)/R)².
 double Rng::normal_tail(bool negative) {
   double x, y;

@@ -54,6 +54,16 @@ class Rng {
     if (std::abs(u) < kZiggurat.ratio[i]) return u * kZiggurat.x[i];  // inside the layer's rectangle
     return normal_outside(i, u);
   }
+  // Gamma(a, 1) for a >= 1 (Marsaglia & Tsang 2000): d = a − 1/3, c = 1/√(9d); x ~ N(0, 1) until
+  // v = (1 + c·x)³ > 0, u ~ U(0, 1]; d·v is accepted if u < 1 − 0.0331·x⁴ (the squeeze, ~98%)
+  // or ln u < x²/2 + d·(1 − v + ln v), else the draw starts over. About one normal and one
+  // uniform a draw, whatever a.
+  double gamma(double a);
+  // χ²_k, the law of the sum of k squared N(0, 1): 2·Gamma(k/2) for k >= 2, z² for k = 1.
+  double chi_square(std::size_t k) {
+    if (k == 1) { const double z = normal(); return z * z; }
+    return 2 * gamma(0.5 * double(k));
+  }
 
   // ZIGNOR tables (Doornik 2005, 128 layers of equal area V under the N(0,1) density's kernel
   // f(x) = exp(−x²/2)): x[0] = V/f(R) is the base strip's virtual width, x[1] = R (the tail's

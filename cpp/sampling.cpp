@@ -68,12 +68,7 @@ void sample_scores(Mat<float> out, std::size_t dk, float scale, std::uint64_t se
   ATTN_CHECK(dk > 0);
   for (std::size_t r = 0; r < out.rows; ++r) {
     Rng rng(seed, first + r);
-    double q2 = 0;  // ‖q‖², q's entries drawn in double and only their squares kept
-    for (std::size_t c = 0; c < dk; ++c) {
-      const double x = rng.normal();
-      q2 += x * x;
-    }
-    const double norm = std::sqrt(q2);
+    const double norm = std::sqrt(rng.chi_square(dk));  // ‖q‖ of a query with dk N(0, 1) entries
     float* s = out.row(r);
     for (std::size_t j = 0; j < out.cols; ++j) s[j] = static_cast<float>(norm * rng.normal());
   }

@@ -25,14 +25,15 @@ void sample_dot_products(Vec<float> out, std::size_t dk, std::uint64_t seed, con
                          std::uint64_t first = 0, const PairOptions& pair = {});
 
 // Scores of one random query against n random keys, row by row.   (eq:softmax-saturation)
-// out (rows, n): row r draws from Rng(seed, first + r) the query's entries q (dk normals, in
-// double) and then n normals z, and sets
+// out (rows, n): row r draws from Rng(seed, first + r) the query's squared norm ‖q‖² ~ χ²_dk (the
+// law of a sum of dk squared N(0, 1) entries: Rng::chi_square) and then n normals z, and sets
 //   s_j = scale · ‖q‖·z_j        (‖q‖·z_j rounded to float, then the float product with scale)
-// The keys are never drawn: given q, the scores q·k_j of keys k_j ~ N(0, I_dk) are i.i.d.
-// N(0, ‖q‖²) (a rotation that takes q to ‖q‖e₁ leaves each k_j ~ N(0, I_dk), and then
-// q·k_j = ‖q‖ times its first entry), so s has exactly the distribution of scale · K q, at
-// dk + n normals a row instead of (n + 1)·dk: 17 times fewer at dk = 4096 and n = 16.
-// (The dot-product experiments above do draw both vectors: there the dot product is the point.)
+// Neither the query's entries nor the keys are drawn: given q, the scores q·k_j of keys
+// k_j ~ N(0, I_dk) are i.i.d. N(0, ‖q‖²) (a rotation that takes q to ‖q‖e₁ leaves each
+// k_j ~ N(0, I_dk), and then q·k_j = ‖q‖ times its first entry), and they depend on q only
+// through ‖q‖. So s has exactly the distribution of scale · K q, at about n + 2 draws a row
+// instead of (n + 1)·dk. (The dot-product experiments above do draw both vectors: there the dot
+// product is the point.)
 void sample_scores(Mat<float> out, std::size_t dk, float scale, std::uint64_t seed, std::uint64_t first = 0);
 
 // Per-row softmax statistics of scores s (rows, n), each row softmax(s), m = argmax p:

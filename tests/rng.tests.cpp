@@ -110,3 +110,30 @@ TEST_CASE("the ziggurat's normals follow N(0,1): chi-square over 64 equiprobable
   // P(|Z| > 3.4426) = 5.76e-4: the tail is sampled at its rate (Poisson SD √369 ≈ 19)
   CHECK(std::abs(double(tail) - 5.76e-4 * n) < 5 * std::sqrt(5.76e-4 * n));
 }
+
+TEST_CASE("chi_square(k) draws the law of a sum of k squared normals: mean k, variance 2k, third central moment 8k",
+          "[rng][eq:softmax-saturation]") {
+  // (the squared norm of a query with k N(0, 1) entries; Marsaglia–Tsang's gamma for k >= 2)
+  for (const std::size_t k : {1, 2, 3, 7, 64, 4096}) {
+    const std::size_t n = 200000;
+    Rng rng(1234, k);
+    std::vector<double> x(n);
+    for (double& v : x) v = rng.chi_square(k);
+    double mean = 0;
+    for (double v : x) mean += v;
+    mean /= n;
+    double m2 = 0, m3 = 0;
+    for (double v : x) { const double d = v - mean; m2 += d * d; m3 += d * d * d; }
+    m2 /= n - 1;
+    m3 /= n;
+    const double K = double(k);
+    // SEs: Var(x̄) = 2k/n; Var(s²) ≈ (μ4 − σ⁴)/n with μ4 = 12k² + 48k; Var(m3) ≈ (μ6 − μ3²)/n, μ6 ≈ 120k³ + …
+    const double se_mean = std::sqrt(2 * K / n), se_var = std::sqrt((12 * K * K + 48 * K - 4 * K * K) / n);
+    const double se_m3 = std::sqrt((120 * K * K * K + 2400 * K * K + 6000 * K) / n);
+    INFO("k = " << k << ": mean " << mean << ", variance " << m2 << ", m3 " << m3);
+    CHECK(std::abs(mean - K) < 5 * se_mean);
+    CHECK(std::abs(m2 - 2 * K) < 5 * se_var);
+    CHECK(std::abs(m3 - 8 * K) < 5 * se_m3);
+    for (double v : x) REQUIRE(v >= 0);
+  }
+}

@@ -151,7 +151,7 @@ export interface Engine {
     maxWeight: Float32Array; entropy: Float32Array; jacobianNorm: Float32Array; nonmaxGrad: Float32Array; scoreVariance: Float32Array;
   };
   /** Scores (rows, n), row-major: row r is scale·K q for one random query against n random N(0,1) keys, drawn as
-   *  ‖q‖·z (the same distribution: given q the scores are i.i.d. N(0, ‖q‖²)) from RNG stream first + r; the rows
+   *  ‖q‖·z with ‖q‖² ~ χ²_dk (the same distribution: given q the scores are i.i.d. N(0, ‖q‖²)) from RNG stream first + r; the rows
    *  behind sampleSoftmaxRows. scale defaults to 1/√dk. */
   sampleScores(o: { dk: number; n: number; rows: number; seed: number; scale?: number; first?: number }): Float32Array;
   /** S = scale·Q Kᵀ (nq, nk); scale defaults to 1/√dk. */

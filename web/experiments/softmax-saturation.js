@@ -14,8 +14,12 @@ export const SCALES = {
 
 const STATS = ['maxWeight', 'entropy', 'jacobianNorm', 'nonmaxGrad', 'scoreVariance'];
 
-// Normals per engine call: a few milliseconds of work in wasm.
+// Draws per engine call: a few milliseconds of work in wasm.
 const CHUNK = 1 << 18;
+
+// Draws of a row of sampleScores: its query's ‖q‖² (a chi-square variable, about two draws
+// whatever d_k) and n normals. (Its d_k entries and the n·d_k of the keys are never drawn.)
+export const rowDraws = (n) => n + 2;
 
 // Memo of sampleSoftmaxRows calls, per engine. The worker keeps one engine for the page, so the
 // three steps that sweep d_k with the same (n, seed) draw each chunk once. The results are the
@@ -34,12 +38,12 @@ function memoized(engine, kind, key, compute) {
 
 // Per-row statistics of softmax(scale · K q) for rows 0 … rows−1 (row r = RNG stream r), for each
 // of `scales`, in chunks; yields progress only after real work. Returns, per scale, { maxWeight,
-// entropy, … } Float32Arrays. A row costs dk + n normals, drawn once for all the scales: the engine
-// draws q and then the scores as ‖q‖·z (given q they are i.i.d. N(0, ‖q‖²), as q·k_j is for random
+// entropy, … } Float32Arrays. A row is drawn once for all the scales: the engine draws ‖q‖² and
+// then the scores as ‖q‖·z (given q they are i.i.d. N(0, ‖q‖²), as q·k_j is for random
 // keys; see cpp/sampling.hpp), and scoreStats scales them as sampleSoftmaxRows would, bit for bit.
 export function* softmaxRowsChunked(engine, { dk, n, rows, seed, scales, onChunk }) {
   const outs = scales.map(() => Object.fromEntries(STATS.map((s) => [s, new Float32Array(rows)])));
-  const per = Math.max(1, Math.floor(CHUNK / (dk + n)));
+  const per = Math.max(1, Math.floor(CHUNK / rowDraws(n)));
   for (let first = 0; first < rows; first += per) {
     const count = Math.min(per, rows - first);
     let scores = null, fresh = false;
@@ -51,7 +55,7 @@ export function* softmaxRowsChunked(engine, { dk, n, rows, seed, scales, onChunk
       fresh ||= m.fresh;
       for (const s of STATS) outs[i][s].set(m.value[s], first);
     });
-    const progress = onChunk?.(count * (dk + n));
+    const progress = onChunk?.(count * rowDraws(n));
     if (fresh && progress !== undefined) yield { progress };
   }
   return outs;
@@ -75,7 +79,7 @@ const median = (x) => {
 // how many rows came out exactly one-hot in float32 (every non-max weight rounded to 0, so the
 // non-max gradient is exactly 0).
 export function* softmaxSweep(engine, { n, rows, seed, scales = ['none', 'sqrt'], dks = SWEEP_DKS }) {
-  const total = dks.reduce((s, dk) => s + rows * (dk + n), 0);
+  const total = dks.length * rows * rowDraws(n);
   let done = 0;
   const onChunk = (work) => (done += work) / total;
   const result = { n, rows, seed, dks, scales: {} };
@@ -142,14 +146,14 @@ export function wilson(k, N, z = 1.96) {
 }
 
 // How often do 4 attention scores at d_k = 64 spread as widely as the forum's example? Each row is
-// one query against 4 random keys, drawn as sampleScores draws them (the query's 64 entries, then
-// the scores ‖q‖·z_j: given q they are independent N(0, ‖q‖²), as q·k_j is), at a fifth of the
-// draws of the keys in full.
+// one query against 4 random keys, drawn as sampleScores draws them (‖q‖² ~ χ²₆₄, then the scores
+// ‖q‖·z_j: given q they are independent N(0, ‖q‖²), as q·k_j is), at 6 draws a row where the
+// query and the keys in full take 320.
 export function* softmaxSpreadOdds(engine, { seed, rows = 1 << 15 }) {
   const { dk, scores } = FORUM_EXAMPLE;
   const n = scores.length;
   const spread = Math.max(...scores) - Math.min(...scores);
-  const per = Math.floor(CHUNK / (dk + n));
+  const per = Math.floor(CHUNK / rowDraws(n));
   let hits = 0, widest = 0;
   for (let first = 0, c = 0; first < rows; first += per, c++) {
     const count = Math.min(per, rows - first);

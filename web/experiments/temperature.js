@@ -1,12 +1,13 @@
 // (eq:temperature) experiments: softmax(s/τ) for one set of draws and a grid of temperatures.
 // See chunks.js for the generator contract.
+import { rowDraws } from './softmax-saturation.js';
 
 // τ/√d_k from 1/4 to 4 in quarter octaves: the curves' grid. The slider takes every other value.
 export const TAU_GRID = Array.from({ length: 17 }, (_, i) => 2 ** ((i - 8) / 4));
 // The course section's exercise 4 (seed 002): τ = 0.5√d_k, √d_k, 2√d_k.
 export const EXERCISE_TAUS = [0.5, 1, 2];
 
-const CHUNK = 1 << 18;  // normals per chunk of rows
+const CHUNK = 1 << 18;  // draws per chunk of rows
 let cached = null;      // the last scores drawn: moving τ alone redraws nothing
 
 // Raw scores s = K q (rows, n) for rows 1 … rows (row r = RNG stream r − 1, as in softmaxSweep).
@@ -14,7 +15,7 @@ function* drawScores(engine, { dk, n, rows, seed }) {
   const key = [dk, n, rows, seed].join(',');
   if (cached?.engine === engine && cached.key === key) return cached.scores;
   const scores = new Float32Array(rows * n);
-  const per = Math.max(1, Math.floor(CHUNK / (dk + n)));  // a row draws dk + n normals
+  const per = Math.max(1, Math.floor(CHUNK / rowDraws(n)));
   for (let first = 0; first < rows; first += per) {
     const count = Math.min(per, rows - first);
     scores.set(engine.sampleScores({ dk, n, rows: count, seed, first, scale: 1 }), first * n);
