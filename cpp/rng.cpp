@@ -127,8 +127,7 @@ double standard_draw_slow(Rng& rng, const Distribution& d) {
     case Dist::rademacher: return (rng.next_u64() >> 63) ? 1.0 : -1.0;
     case Dist::student_t: {
       const double g = rng.normal();
-      double chi2 = 0;
-      for (int i = 0; i < d.df; ++i) { const double z = rng.normal(); chi2 += z * z; }
+      const double chi2 = rng.chi_square(std::size_t(d.df));
       return g / std::sqrt(chi2 / d.df) * std::sqrt((d.df - 2.0) / d.df);
     }
   }

@@ -104,7 +104,7 @@ enum class Dist : int { normal = 0, uniform = 1, rademacher = 2, student_t = 3 }
 //   normal     z ~ N(0, 1)
 //   uniform    z ~ U(−√3, √3)
 //   rademacher z = ±1, each with probability 1/2
-//   student_t  z = t·√((ν−2)/ν), t = g / √(χ²_ν/ν) with χ²_ν a sum of ν squared normals;
+//   student_t  z = t·√((ν−2)/ν), t = g / √(χ²_ν/ν) with g ~ N(0, 1) and χ²_ν drawn by chi_square;
 //              integer ν = df >= 3 (the variance is infinite for ν <= 2); heavy tails: the
 //              4th moment is infinite for ν <= 4, so sample variances converge slowly
 struct Distribution {

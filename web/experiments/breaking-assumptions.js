@@ -8,7 +8,7 @@ export const BREAK_DKS = [2, 4, 8, 16, 32, 64, 128, 256, 512];
 export const tFourthMoment = (df) => (df > 4 ? (3 * (df - 2)) / (df - 4) : Infinity);
 
 // Per departure: the sampler's options, E[q·k] and Var(q·k) as functions of d_k, and the cost of
-// one entry in normal draws (a Student-t entry sums ν squared normals).
+// one entry in draws (a Student-t entry: a normal and a chi-square).
 export const DEPARTURES = {
   mean: {
     options: ({ mu }) => ({ mean: mu }),
@@ -26,7 +26,7 @@ export const DEPARTURES = {
     options: ({ df }) => ({ distribution: 'student-t', df }),
     mean: () => 0,
     variance: (dk) => dk,
-    cost: ({ df }) => df + 2,
+    cost: () => 4,  // a normal, then χ²_ν (a gamma: about two draws), per entry
   },
   layernorm: {
     options: () => ({ layernorm: true }),
