@@ -35,9 +35,10 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
   let current = values;
   let view = null;
   let resolvedAt = 0;  // when the engine's last result arrived: done() − resolvedAt is the draw
-  // 'ready' means the newest update has drawn and none is still running. Usually the newest is the
-  // last to return; but one answered from the last result (below) draws at once, and the older
-  // request it dropped returns after it, so whichever returns last settles the state.
+  // 'ready' means the newest update has drawn and returned (a side report it awaits included) and
+  // none is still running. Usually the newest is the last to return; but one answered from the last
+  // result (below) draws at once, and the older request it dropped returns after it, so whichever
+  // returns last settles the state. A draw outside update() (a button of the step) settles at once.
   let inFlight = 0;    // update() calls not yet returned
   let drawnSinceNewest = false;
   const settle = () => { busy.hidden = true; fig.dataset.state = 'ready'; };
@@ -47,7 +48,8 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
     done: () => {
       fig.dataset.drawMs = (performance.now() - resolvedAt).toFixed(2);
       drawnSinceNewest = true;
-      if (inFlight <= 1) settle();
+      busy.hidden = true;
+      if (inFlight === 0) settle();
       fig.dataset.updates = String(+(fig.dataset.updates || 0) + 1);
     },
   };

@@ -184,14 +184,17 @@ export function mount(figure, { run, cancel }) {
       JSON.stringify({ config: { ...config, steps: at }, runs: Object.fromEntries(VARIANTS.map((n) => [n, curves[n]])) }));
   });
 
-  // The report at small and large d_k: recomputed when the seed or L changes, after the main run.
-  let contrastKey = '';
+  // The report at small and large d_k, after the main run. It depends on the seed and L only: the
+  // same pair is answered at once from the figure's last result (which drops any older one still
+  // running), and only the newest request draws.
+  let contrastTicket = 0;
   async function drawContrast(v) {
-    const key = `${v.seed},${v.seqLen}`;
-    if (key === contrastKey) return;
+    const ticket = ++contrastTicket;
+    contrastText.textContent = `Training the runs at small and large dₖ for seed ${v.seed}, L = ${v.seqLen}…`;
+    contrast.table.hidden = true;
     const r = await run('trainingContrast', { seed: v.seed, seqLen: v.seqLen }, { channel: 'contrast' });
-    if (!r) return;
-    contrastKey = key;
+    if (!r || ticket !== contrastTicket) return;
+    contrast.table.hidden = false;
     fillTable(contrast.table, ['dₖ, optimizer', ...VARIANTS.map((n) => NAMES[n])], r.rows.map((row) => ({
       name: `${row.dk}, ${row.optimizer === 'sgd' ? 'SGD' : 'Adam'} (lr ${row.lr})`,
       cells: VARIANTS.map((n) => `loss ${fmt(row.variants[n].loss)}, acc ${fmt(row.variants[n].accuracy, 2)}`),
@@ -200,12 +203,13 @@ export function mount(figure, { run, cancel }) {
   }
 
   return {
-    // New parameters: a new experiment from step 0, played to the chosen number of steps.
+    // New parameters: a new experiment from step 0, played to the chosen number of steps; the
+    // figure is ready once the report at small and large d_k is in too.
     async update(v) {
       values = v;
       config = configOf(v);
       curves = empty(); at = 0;
-      if (await trainTo(v.steps)) drawContrast(v);
+      if (await trainTo(v.steps)) await drawContrast(v);
     },
   };
 }
