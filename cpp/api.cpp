@@ -394,7 +394,8 @@ Description describe(std::vector<std::uint32_t>& counts, Vec<const float> x, dou
   expect_values(fn, "x", x, x.size, Values::finite, "x must be finite");
   counts.resize(bins);
   histogram(Vec<std::uint32_t>{counts.data(), bins}, x, lo, hi);
-  return {summarize(moments_of(x)), tails_of(x)};
+  const Moments m = moments_of(x);
+  return {summarize(m), tails_of(x, m)};
 }
 
 }  // namespace attnlab::api

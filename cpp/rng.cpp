@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <string>
 
 namespace attnlab {
 namespace {
@@ -56,6 +57,7 @@ double Rng::normal_outside(int i, double u) {
 }
 
 double Rng::gamma(double a) {
+  if (!(a >= 1)) fail("gamma", "a = " + std::to_string(a) + ": Marsaglia–Tsang needs a >= 1");
   const double d = a - 1.0 / 3, c = 1 / std::sqrt(9 * d);
   for (;;) {
     double x, v;

@@ -57,10 +57,11 @@ class Rng {
   // Gamma(a, 1) for a >= 1 (Marsaglia & Tsang 2000): d = a − 1/3, c = 1/√(9d); x ~ N(0, 1) until
   // v = (1 + c·x)³ > 0, u ~ U(0, 1]; d·v is accepted if u < 1 − 0.0331·x⁴ (the squeeze, ~98%)
   // or ln u < x²/2 + d·(1 − v + ln v), else the draw starts over. About one normal and one
-  // uniform a draw, whatever a.
+  // uniform a draw, whatever a. Throws Error for a < 1 or NaN (the method needs d >= 2/3).
   double gamma(double a);
   // χ²_k, the law of the sum of k squared N(0, 1): 2·Gamma(k/2) for k >= 2, z² for k = 1.
   double chi_square(std::size_t k) {
+    if (k == 0) fail("chi_square", "k = 0: a chi-square needs at least one degree of freedom");
     if (k == 1) { const double z = normal(); return z * z; }
     return 2 * gamma(0.5 * double(k));
   }

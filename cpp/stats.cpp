@@ -71,26 +71,19 @@ Summary summarize(const Moments& m) {
   return {n, m.mean, s2, m.mean - mean_half, m.mean + mean_half, s2 - z * se, s2 + z * se, se};
 }
 
-Tails tails_of(Vec<const float> x) {
+Tails tails_of(Vec<const float> x, const Moments& m) {
   constexpr double z = 1.959963984540054;  // Φ⁻¹(0.975)
-  const double n = double(x.size), nan = std::numeric_limits<double>::quiet_NaN();
-  double sum = 0;
-  for (std::size_t i = 0; i < x.size; ++i) sum += x[i];
-  const double mean = sum / n;
-  double m2 = 0, r4 = 0;
-  for (std::size_t i = 0; i < x.size; ++i) {
-    const double v = x[i], d = v - mean, vv = v * v;
-    m2 += d * d;
-    r4 += vv * vv;
-  }
-  m2 /= n;
-  r4 /= n;
-  // In t_i = d_i²/m₂ (scale-free, so no power of a huge or tiny x over- or underflows):
+  const double n = m.n, mean = m.mean, nan = std::numeric_limits<double>::quiet_NaN();
+  // central moments over n, and E[x⁴] = μ₄ + 4x̄μ₃ + 6x̄²μ₂ + x̄⁴ from them (no pass of its own;
+  // the terms cannot cancel much, as E[x⁴] >= the sum of the two outer ones)
+  const double mu2 = m.m2 / n, mean2 = mean * mean;
+  const double r4 = m.m4 / n + 4 * mean * (m.m3 / n) + 6 * mean2 * mu2 + mean2 * mean2;
+  // In t_i = d_i²/μ₂ (scale-free, so no power of a huge or tiny x over- or underflows):
   //   κ̂ = mean of t²,  u_i = t_i² − 2κ̂·t_i,  Σu² = Σt⁴ − 4κ̂Σt³ + 4κ̂²Σt²
-  const double inv_m2 = 1 / m2;
+  const double inv_mu2 = 1 / mu2;
   double t1 = 0, t2 = 0, t3 = 0, t4 = 0, w2 = 0;
   for (std::size_t i = 0; i < x.size; ++i) {
-    const double v = x[i], d = v - mean, t = d * d * inv_m2, tt = t * t, vv = v * v, w = vv * vv - r4;
+    const double v = x[i], d = v - mean, t = d * d * inv_mu2, tt = t * t, vv = v * v, w = vv * vv - r4;
     t1 += t;
     t2 += tt;
     t3 += tt * t;

@@ -35,12 +35,14 @@ Summary summarize(const Moments& m);
 //   SE(κ̂) by the delta method: κ̂ − κ ≈ mean of u_i = (d_i⁴ − 2κ̂·m₂·d_i²)/m₂², d_i = x_i − x̄,
 //   so SE(κ̂) = sd(u)/√n   (sd with n − 1)
 // Both SEs come from the sample's own 8th moment: right when that is finite (products of normal,
-// uniform or ±1 entries), only a guide for heavy tails. Three passes in double. A constant sample
-// has no kurtosis (m₂ = 0): NaN, as are the SEs of a single value.
+// uniform or ±1 entries), only a guide for heavy tails. One pass in double, given the sample's
+// moments (m = moments_of(x)). A constant sample has no kurtosis (m₂ = 0): NaN, as are the SEs
+// of a single value.
 struct Tails {
   double fourth, fourth_lo, fourth_hi, kurtosis, kurtosis_lo, kurtosis_hi, kurtosis_se;
 };
-Tails tails_of(Vec<const float> x);
+Tails tails_of(Vec<const float> x, const Moments& m);
+inline Tails tails_of(Vec<const float> x) { return tails_of(x, moments_of(x)); }
 
 // counts_b = #{x_i in [lo + b·w, lo + (b+1)·w)}, w = (hi − lo)/bins; x = hi goes to the last bin.
 // Values outside [lo, hi] or NaN are not counted (returned: the number left out).

@@ -137,3 +137,13 @@ TEST_CASE("chi_square(k) draws the law of a sum of k squared normals: mean k, va
     for (double v : x) REQUIRE(v >= 0);
   }
 }
+
+TEST_CASE("gamma(a) outside a >= 1 and chi_square(0) are refused with an error, not a NaN or a hang",
+          "[rng][eq:softmax-saturation]") {
+  Rng rng(7, 0);
+  CHECK_THROWS_WITH(rng.gamma(0.5), Catch::Contains("a >= 1"));
+  CHECK_THROWS_AS(rng.gamma(std::nan("")), Error);
+  CHECK_THROWS_AS(rng.gamma(-1), Error);
+  CHECK_THROWS_WITH(rng.chi_square(0), Catch::Contains("k = 0"));
+  CHECK(rng.gamma(1) >= 0);  // the edge is in the method's range (d = 2/3)
+}
