@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <string>
 
 #include "stats.hpp"
 #include "support.hpp"
@@ -140,10 +141,16 @@ TEST_CASE("chi_square(k) draws the law of a sum of k squared normals: mean k, va
 
 TEST_CASE("gamma(a) outside a >= 1 and chi_square(0) are refused with an error, not a NaN or a hang",
           "[rng][eq:softmax-saturation]") {
+  // (the message read in a catch of our own: Catch2's CHECK_THROWS_WITH translates the exception
+  // through std::rethrow_exception, which escapes under Emscripten 3.1.6's wasm exceptions)
+  const auto error_of = [](auto&& f) -> std::string {
+    try { f(); } catch (const Error& e) { return e.what(); }
+    return "(no error)";
+  };
   Rng rng(7, 0);
-  CHECK_THROWS_WITH(rng.gamma(0.5), Catch::Contains("a >= 1"));
-  CHECK_THROWS_AS(rng.gamma(std::nan("")), Error);
-  CHECK_THROWS_AS(rng.gamma(-1), Error);
-  CHECK_THROWS_WITH(rng.chi_square(0), Catch::Contains("k = 0"));
+  CHECK_THAT(error_of([&] { rng.gamma(0.5); }), Catch::Contains("a >= 1"));
+  CHECK_THAT(error_of([&] { rng.gamma(std::nan("")); }), Catch::Contains("a >= 1"));
+  CHECK_THAT(error_of([&] { rng.gamma(-1); }), Catch::Contains("a >= 1"));
+  CHECK_THAT(error_of([&] { rng.chi_square(0); }), Catch::Contains("k = 0"));
   CHECK(rng.gamma(1) >= 0);  // the edge is in the method's range (d = 2/3)
 }
