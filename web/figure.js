@@ -10,6 +10,8 @@ import { el } from './readout.js';
 // onChange(values): after each user change, once its redraw is done and the main thread is idle
 // (writing history costs a few ms, which a redraw should not wait for); eager: mount now rather
 // than when scrolled into view.
+const BUSY_DELAY = 150;  // ms
+
 export function mountFigure({ step, fig, client, values, notes = [], onChange = () => {}, eager = false }) {
   const controlsEl = el('div', 'controls');
   const body = el('div', 'figure-body');
@@ -22,7 +24,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
   bar.setAttribute('aria-label', 'computing');
   const stop = el('button', undefined, 'Stop');
   stop.type = 'button';
-  stop.addEventListener('click', () => { client.cancel(channel); busy.hidden = true; fig.dataset.state = 'stopped'; });
+  stop.addEventListener('click', () => { client.cancel(channel); hideBusy(); fig.dataset.state = 'stopped'; });
   busy.append(bar, stop);
   const timing = el('p', 'timing');
   fig.prepend(controlsEl, note, busy, body);
@@ -41,14 +43,28 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
   // returns last settles the state. A draw outside update() (a button of the step) settles at once.
   let inFlight = 0;    // update() calls not yet returned
   let drawnSinceNewest = false;
-  const settle = () => { busy.hidden = true; fig.dataset.state = 'ready'; };
+  // The progress bar appears only for a run still going after BUSY_DELAY ms: a quick one would
+  // only flash it, and showing it moves the figure's body down (a layout and a repaint of the
+  // figure, twice, on the main thread the redraw needs).
+  let busyTimer = 0, lastProgress = 0;
+  function hideBusy() { clearTimeout(busyTimer); busyTimer = 0; busy.hidden = true; }
+  const settle = () => { hideBusy(); fig.dataset.state = 'ready'; };
   const figure = {
     body,
-    progress: (p) => { busy.hidden = false; bar.value = p; },
+    progress: (p) => {
+      lastProgress = p;
+      if (!busy.hidden) bar.value = p;
+      else if (!busyTimer) busyTimer = setTimeout(() => {
+        busyTimer = 0;
+        if (fig.dataset.state !== 'computing') return;
+        bar.value = lastProgress;
+        busy.hidden = false;
+      }, BUSY_DELAY);
+    },
     done: () => {
       fig.dataset.drawMs = (performance.now() - resolvedAt).toFixed(2);
       drawnSinceNewest = true;
-      busy.hidden = true;
+      hideBusy();
       if (inFlight === 0) settle();
       fig.dataset.updates = String(+(fig.dataset.updates || 0) + 1);
     },
@@ -100,6 +116,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
     try {
       await view.update(current);
     } catch (err) {
+      hideBusy();
       fig.dataset.state = 'error';
       showNotes([`The engine reported an error: ${err.message}`]);
     } finally {

@@ -51,6 +51,33 @@ describe('the page', () => {
     await close();
   });
 
+  it('the progress bar appears only once a run has lasted 150 ms: a quick recomputation does not flash it', async () => {
+    const { page, errors, close } = await h.open('?step=dot-variance');
+    await waitForUpdates(page, 'dot-variance', 1);
+    // a new seed reruns the sweep, which reports progress after each of its 13 points
+    const shownAfter = await page.evaluate(async () => {
+      const fig = document.querySelector('#dot-variance figure.live');
+      const busy = fig.querySelector('.busy'), seed = fig.querySelector('[data-param="seed"]');
+      const before = Number(fig.dataset.updates), t = performance.now();
+      let first = null;
+      const watch = new MutationObserver(() => { if (!busy.hidden && first === null) first = performance.now() - t; });
+      watch.observe(busy, { attributes: true, attributeFilter: ['hidden'] });
+      seed.value = String(Number(seed.value) + 1);
+      seed.dispatchEvent(new Event('change', { bubbles: true }));
+      await new Promise((res) => {
+        const o = new MutationObserver(() => { if (Number(fig.dataset.updates) > before && fig.dataset.state === 'ready') { o.disconnect(); res(); } });
+        o.observe(fig, { attributes: true, attributeFilter: ['data-updates', 'data-state'] });
+      });
+      watch.disconnect();
+      return first;
+    });
+    // never shown (the usual case), or shown only after the delay (a slow host)
+    if (shownAfter !== null) expect(shownAfter).toBeGreaterThanOrEqual(149);
+    expect(await page.isHidden('#dot-variance .busy')).toBe(true);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it('the step list is keyboard navigable', async () => {
     const { page, close } = await h.open();
     const first = page.locator('#steps-nav a').first();
