@@ -83,8 +83,8 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
         // and its answer is ignored if it had already finished (then it is on its way)
         const older = pending.get(ch);
         if (older) { older.dropped = true; pending.delete(ch); client.cancel(ch); }
-        resolvedAt = performance.now();
-        fig.dataset.engineMs = '0.00';
+        // no engine work for this draw (a side job's cached answer leaves the main job's timing)
+        if (!opts.channel) { resolvedAt = performance.now(); fig.dataset.engineMs = '0.00'; }
         return Promise.resolve(last.get(ch).result);
       }
       const request = { dropped: false };
