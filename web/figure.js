@@ -5,13 +5,13 @@
 import { renderControls } from './controls.js';
 import { el } from './readout.js';
 
+const BUSY_DELAY = 150;  // ms before a run still going shows its progress bar
+
 // step: a module of web/steps/; fig: its <figure class="live">; client: connectEngine();
 // values, notes: the starting parameters and what was wrong with the given ones;
 // onChange(values): after each user change, once its redraw is done and the main thread is idle
 // (writing history costs a few ms, which a redraw should not wait for); eager: mount now rather
 // than when scrolled into view.
-const BUSY_DELAY = 150;  // ms
-
 export function mountFigure({ step, fig, client, values, notes = [], onChange = () => {}, eager = false }) {
   const controlsEl = el('div', 'controls');
   const body = el('div', 'figure-body');
