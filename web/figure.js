@@ -36,7 +36,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
   const channel = `${step.id}#${mountFigure.count = (mountFigure.count ?? 0) + 1}`;
   let current = values;
   let view = null;
-  let resolvedAt = 0;  // when the engine's last result arrived: done() − resolvedAt is the draw
+  let resolvedAt = 0;  // the newest update's start, or its result's arrival: done() − resolvedAt is the draw
   // 'ready' means the newest update has drawn and returned (a side report it awaits included) and
   // none is still running. Usually the newest is the last to return; but one answered from the last
   // result (below) draws at once, and the older request it dropped returns after it, so whichever
@@ -83,8 +83,6 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
         // and its answer is ignored if it had already finished (then it is on its way)
         const older = pending.get(ch);
         if (older) { older.dropped = true; pending.delete(ch); client.cancel(ch); }
-        // no engine work for this draw (a side job's cached answer leaves the main job's timing)
-        if (!opts.channel) { resolvedAt = performance.now(); fig.dataset.engineMs = '0.00'; }
         return Promise.resolve(last.get(ch).result);
       }
       const request = { dropped: false };
@@ -111,6 +109,10 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
 
   const update = async () => {
     fig.dataset.state = 'computing';
+    // until a result arrives, this update has cost the engine nothing and everything is the draw
+    // (an update answered from the last result, or one that redraws without asking the engine)
+    resolvedAt = performance.now();
+    fig.dataset.engineMs = '0.00';
     inFlight++;
     drawnSinceNewest = false;
     try {
