@@ -26,7 +26,7 @@ export const DEPARTURES = {
     options: ({ df }) => ({ distribution: 'student-t', df }),
     mean: () => 0,
     variance: (dk) => dk,
-    cost: () => 4,  // a normal, then χ²_ν (a gamma: about two draws), per entry
+    cost: () => 4,  // a normal, then χ²_ν (a gamma: about two draws): ~3 draws, weighted 4 for the arithmetic
   },
   layernorm: {
     options: () => ({ layernorm: true }),
