@@ -32,10 +32,7 @@ for (const id of steps) {
   for (const name of await pages[0].$$eval(`#${id} .controls [data-param]`, (els) => els.map((e) => e.name))) {
     const t = [[], []];
     for (let r = 0; r < rounds; r++)
-      for (const k of (r % 2 ? [1, 0] : [0, 1])) {
-        t[k].push(await timeChange(pages[k], id, name, r));
-        await pages[k].waitForTimeout(300);  // the idle URL write, off the clock
-      }
+      for (const k of (r % 2 ? [1, 0] : [0, 1])) t[k].push(await timeChange(pages[k], id, name, r));
     const m = t.map((x) => quantile(x.map((y) => y[0]), 0.5));
     medians[0].push(m[0]); medians[1].push(m[1]);
     console.log(`  ${id.padEnd(22)} ${name.padEnd(12)} A ${m[0].toFixed(1).padStart(7)}  B ${m[1].toFixed(1).padStart(7)}`);

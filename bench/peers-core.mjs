@@ -173,6 +173,7 @@ export async function runPeers({ createEngine, tf, tfWasm, ort, peakWasm }, roun
     const feeds = Object.fromEntries([['Q', q], ['K', k], ['V', v]].map(([name, a]) => [name, new ort.Tensor('float32', a, [n, d])]));
     await group(`attention ${n}×${d}`, [
       ['attnlab SIMD128', () => simd.attention(o).output],
+      ['attnlab SIMD128 O only', () => simd.attention({ ...o, weights: false }).output],
       ['attnlab SIMD128 no copies', noCopies.fn],
       ['attnlab scalar', () => scalar.attention(o).output],
       ['plain JS', () => jsAttention(q, k, v, n, d, scale)],

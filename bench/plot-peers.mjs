@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 
-const IMPLS = ['wasm SIMD128 peak', 'attnlab SIMD128 no copies', 'attnlab SIMD128', 'onnxruntime-web',
+const IMPLS = ['wasm SIMD128 peak', 'attnlab SIMD128 no copies', 'attnlab SIMD128 O only', 'attnlab SIMD128', 'onnxruntime-web',
   'tfjs matMul(q, transpose(k))', 'tfjs matMul(q, k, false, true)', 'attnlab scalar', 'plain JS'];
 const rows = process.argv.slice(2).flatMap((file) => {
   const { results } = JSON.parse(readFileSync(file, 'utf8'));
@@ -31,7 +31,7 @@ try {
       x: { label: 'attention forward, GFLOP/s (one thread, fp32) →', grid: true },
       y: { domain: impls, label: null },
       fx: { label: null, domain: [...new Set(rows.map((r) => r.size))] }, fy: { label: null },
-      color: { domain: impls, range: ['#999999', '#0072b2', '#56b4e9', '#d55e00', '#e69f00', '#f0c571', '#009e73', '#cc79a7'] },
+      color: { domain: impls, range: ['#999999', '#0072b2', '#3d95cc', '#8cc8ec', '#d55e00', '#e69f00', '#f0c571', '#009e73', '#cc79a7'] },
       marks: [
         Plot.barX(rows, { x: 'gflops', y: 'impl', fx: 'size', fy: 'runtime', fill: 'impl' }),
         Plot.text(rows, { x: 'gflops', y: 'impl', fx: 'size', fy: 'runtime', text: (d) => d.gflops.toFixed(1), textAnchor: 'start', dx: 3, fontSize: 10 }),

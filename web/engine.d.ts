@@ -130,9 +130,11 @@ export interface Engine {
   logSoftmax(x: Float32Array, rows: number, cols: number, o?: RowsOutput): Float32Array;
   /** dx = p ⊙ (dp − Σ p·dp), row by row. */
   softmaxBackward(p: Float32Array, gradP: Float32Array, rows: number, cols: number, o?: RowsOutput): Float32Array;
-  /** `out` names arrays to fill (each optional, of the result's length); the others come back fresh. */
-  attention(o: AttentionOptions & { out?: { output?: Float32Array; weights?: Float32Array } }):
+  /** `out` names arrays to fill (each optional, of the result's length); the others come back fresh.
+   *  `weights: false` returns O alone: the n² weights are not copied out (nor may `out.weights` be given). */
+  attention(o: AttentionOptions & { weights?: true; out?: { output?: Float32Array; weights?: Float32Array } }):
     { output: Float32Array; weights: Float32Array };
+  attention(o: AttentionOptions & { weights: false; out?: { output?: Float32Array } }): { output: Float32Array };
   attentionBackward(o: AttentionOptions & { gradOutput: Float32Array;
     out?: { gradQ?: Float32Array; gradK?: Float32Array; gradV?: Float32Array } }):
     { gradQ: Float32Array; gradK: Float32Array; gradV: Float32Array };

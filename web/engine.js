@@ -156,12 +156,14 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
   function attentionCall(fn, o, backward) {
     requireOptions(fn, o);
     const { q, k, v, nq, nk, dk, dv, scale, causal = false, mask, bias, gradOutput, out } = o;
+    const weights = backward ? false : o.weights ?? true;  // false: O only, the n² weights stay inside
     requireArray(fn, 'q', q);
     requireArray(fn, 'k', k);
     requireArray(fn, 'v', v);
     for (const [name, value] of [['nq', nq], ['nk', nk], ['dk', dk], ['dv', dv]]) requireNumber(fn, name, value);
     if (scale !== undefined) requireNumber(fn, 'scale', scale);
     requireBoolean(fn, 'causal', causal);
+    if (!backward) requireBoolean(fn, 'weights', weights);
     if (mask !== undefined) requireArray(fn, 'mask', mask, Uint8Array);
     if (bias !== undefined) requireArray(fn, 'bias', bias);
     if (backward) requireArray(fn, 'gradOutput', gradOutput);
@@ -177,6 +179,8 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
     const outs = outArrays(fn, out, backward
       ? [['gradQ', nq * dk, 'nq*dk'], ['gradK', nk * dk, 'nk*dk'], ['gradV', nk * dv, 'nk*dv']]
       : [['output', nqdv, 'nq*dv'], ['weights', nqk, 'nq*nk']]);
+    if (!weights && out?.weights !== undefined)
+      throw new TypeError(`${fn}: out.weights was given with weights: false, which returns no weights`);
     const plans = outs.map(([, arr]) => planOutput(arr));
     // the mask is copied in first (a view of engine memory would be detached by a growth below)
     if (mask !== undefined) {
@@ -187,7 +191,8 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
     const readers = plans.map((plan, slot) => lendOutput(slot, plan));
     const args = [nq, nk, dk, dv, scale ?? 0, scale !== undefined, causal, mask !== undefined, bias !== undefined];
     check(backward ? M.attentionBackward(...args) : M.attention(...args));
-    return Object.fromEntries(outs.map(([name], i) => [name, readers[i]()]));
+    const wanted = outs.map(([name], i) => [name, readers[i]]).filter(([name]) => weights || name !== 'weights');
+    return Object.fromEntries(wanted.map(([name, read]) => [name, read()]));
   }
 
   function sampleOptions(fn, o) {

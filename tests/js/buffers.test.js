@@ -48,6 +48,20 @@ describe.each(Object.entries(engines))('%s build', (_, engine) => {
     expect(g).toEqual(engine.attentionBackward({ q: Q, k: K, v: V, nq, nk, dk, dv, causal: true, gradOutput: G }));
   });
 
+  it('weights: false returns the same output alone, into out or fresh, and refuses out.weights by name', () => {
+    const alone = engine.attention({ q: Q, k: K, v: V, nq, nk, dk, dv, causal: true, weights: false });
+    expect(Object.keys(alone)).toEqual(['output']);
+    expect(alone.output).toEqual(copied.output);
+    const output = new Float32Array(nq * dv);
+    expect(engine.attention({ q: Q, k: K, v: V, nq, nk, dk, dv, causal: true, weights: false, out: { output } }).output).toBe(output);
+    expect(output).toEqual(copied.output);
+    expect(errorOf(() => engine.attention({ q: Q, k: K, v: V, nq, nk, dk, dv, weights: false, out: { weights: new Float32Array(nq * nk) } })))
+      .toMatchObject({ name: 'TypeError', message: 'attention: out.weights was given with weights: false, which returns no weights' });
+    expect(errorOf(() => engine.attention({ q: Q, k: K, v: V, nq, nk, dk, dv, weights: 0 })).message).toMatch(/^attention: weights /);
+    // weights: true is the default form
+    expect(engine.attention({ q: Q, k: K, v: V, nq, nk, dk, dv, causal: true, weights: true })).toEqual(copied);
+  });
+
   it('a workspace gives zeroed Float32Array views of engine memory, the same view on every read', () => {
     const ws = engine.workspace({ q: nq * dk, k: nk * dk });
     expect(ws.q).toBeInstanceOf(Float32Array);
