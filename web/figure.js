@@ -24,7 +24,12 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
   bar.setAttribute('aria-label', 'computing');
   const stop = el('button', undefined, 'Stop');
   stop.type = 'button';
-  stop.addEventListener('click', () => { client.cancel(channel); hideBusy(); fig.dataset.state = 'stopped'; });
+  // Stop ends every run of the figure: its own and those of its side channels (a step's reports)
+  stop.addEventListener('click', () => {
+    for (const ch of [channel, ...sideChannels]) client.cancel(ch);
+    hideBusy();
+    fig.dataset.state = 'stopped';
+  });
   busy.append(bar, stop);
   const timing = el('p', 'timing');
   fig.prepend(controlsEl, note, busy, body);
@@ -34,6 +39,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
 
   // one worker channel per figure: several figures of one step (embeds) never supersede each other
   const channel = `${step.id}#${mountFigure.count = (mountFigure.count ?? 0) + 1}`;
+  const sideChannels = new Set();
   let current = values;
   let view = null;
   let resolvedAt = 0;  // the newest update's start, or its result's arrival: done() − resolvedAt is the draw
@@ -77,6 +83,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
     // a step may run side jobs on channels of its own: they are named within this figure's
     run: (name, params, opts = {}) => {
       const ch = opts.channel ? `${channel}/${opts.channel}` : channel;
+      if (opts.channel) sideChannels.add(ch);
       const key = `${name} ${JSON.stringify(params)}`;
       if (last.get(ch)?.key === key) {
         // an older request must not draw over this: the worker drops it if it is still running,

@@ -77,6 +77,23 @@ describe('training-ablation in Chromium', () => {
     await close();
   });
 
+  it('the small and large d_k report shows progress, and Stop ends it too, saying so', async () => {
+    // steps=100: the main run ends quickly; the report (four runs of its own) takes seconds
+    const { page, errors, close } = await h.open(`?step=${ID}&steps=100`);
+    const contrast = `#${ID} .training-contrast`;
+    await page.waitForFunction((s) => document.querySelector(s)?.textContent.startsWith('Training the runs'), contrast, { timeout: 60000 });
+    await page.waitForSelector(`#${ID} .busy:not([hidden]) button`, { timeout: 60000 });
+    await page.click(`#${ID} .busy button:text("Stop")`);
+    expect(await page.getAttribute(`#${ID} figure.live`, 'data-state')).toBe('stopped');
+    await page.waitForFunction((s) => document.querySelector(s)?.textContent.startsWith('Stopped before'), contrast);
+    // the worker dropped it: no report arrives later
+    await page.waitForTimeout(4000);
+    expect(await page.textContent(contrast)).toMatch(/^Stopped before the runs at small and large dₖ were done/);
+    expect(await page.getAttribute(`#${ID} figure.live`, 'data-state')).toBe('stopped');
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it('draws while it trains: the curves and the status advance through intermediate steps before the end', async () => {
     // (how long the main thread is busy per redraw is measured in bench/, not asserted here)
     // Every status the page shows is recorded by a MutationObserver, not by polling, so a fast

@@ -192,8 +192,12 @@ export function mount(figure, { run, cancel }) {
     const ticket = ++contrastTicket;
     contrastText.textContent = `Training the runs at small and large dₖ for seed ${v.seed}, L = ${v.seqLen}…`;
     contrast.table.hidden = true;
-    const r = await run('trainingContrast', { seed: v.seed, seqLen: v.seqLen }, { channel: 'contrast' });
-    if (!r || ticket !== contrastTicket) return;
+    const r = await run('trainingContrast', { seed: v.seed, seqLen: v.seqLen }, { channel: 'contrast', onProgress: figure.progress });
+    if (ticket !== contrastTicket) return;
+    if (!r) {  // stopped (a newer request would have taken the ticket)
+      contrastText.textContent = `Stopped before the runs at small and large dₖ were done; change a control to train them again.`;
+      return;
+    }
     contrast.table.hidden = false;
     fillTable(contrast.table, ['dₖ, optimizer', ...VARIANTS.map((n) => NAMES[n])], r.rows.map((row) => ({
       name: `${row.dk}, ${row.optimizer === 'sgd' ? 'SGD' : 'Adam'} (lr ${row.lr})`,
