@@ -1,6 +1,7 @@
 #include "rng.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -57,7 +58,11 @@ double Rng::normal_outside(int i, double u) {
 }
 
 double Rng::gamma(double a) {
-  if (!(a >= 1)) fail("gamma", "a = " + std::to_string(a) + ": Marsaglia–Tsang needs a >= 1");
+  if (!(a >= 1)) {
+    char text[32];  // 17 digits, which round-trip (std::to_string printed 1e-7 as 0.000000)
+    std::snprintf(text, sizeof text, "%.17g", a);
+    fail("gamma", std::string("a = ") + text + ": Marsaglia–Tsang needs a >= 1");
+  }
   const double d = a - 1.0 / 3, c = 1 / std::sqrt(9 * d);
   for (;;) {
     double x, v;

@@ -149,6 +149,7 @@ TEST_CASE("gamma(a) outside a >= 1 and chi_square(0) are refused with an error, 
   };
   Rng rng(7, 0);
   CHECK_THAT(error_of([&] { rng.gamma(0.5); }), Catch::Contains("a >= 1"));
+  CHECK_THAT(error_of([&] { rng.gamma(1e-7); }), Catch::Contains("a = 9.9999999999999995e-08:"));
   CHECK_THAT(error_of([&] { rng.gamma(std::nan("")); }), Catch::Contains("a >= 1"));
   CHECK_THAT(error_of([&] { rng.gamma(-1); }), Catch::Contains("a >= 1"));
   CHECK_THAT(error_of([&] { rng.chi_square(0); }), Catch::Contains("k = 0"));
