@@ -34,7 +34,25 @@ void sample_dot_products(Vec<float> out, std::size_t dk, std::uint64_t seed, con
   if (pair.rho == 0 && !pair.layernorm) {
     // The plain pair: k = 0·a + 1·b = b, so these are the floats of the general loop below, without
     // its double buffers (most of the cost of a pair at small dk).
-    for (std::size_t i = 0; i < out.size; ++i) {
+    std::size_t i = 0;
+    if (d.kind == Dist::normal) {
+      // two pairs at once, their streams' draws interleaved: the same numbers, with two independent
+      // chains of dependent operations for the CPU to overlap (wasm in Node: 12.2 → 10.7 ns a
+      // normal at d_k = 512; 21.7 → 18.2 ns at d_k = 1, where each stream's seeding counts)
+      std::vector<float> qk2(2 * dk);
+      const Vec<float> q2{qk2.data(), dk}, k2{qk2.data() + dk, dk};
+      for (; i + 2 <= out.size; i += 2) {
+        Rng a(seed, first + i), b(seed, first + i + 1);
+        for (std::size_t j = 0; j < 2 * dk; ++j) {
+          const double za = a.normal(), zb = b.normal();
+          qk[j] = static_cast<float>(d.mean + d.std * za);
+          qk2[j] = static_cast<float>(d.mean + d.std * zb);
+        }
+        out[i] = dk == 1 ? q[0] * k[0] : dot(q, k);
+        out[i + 1] = dk == 1 ? q2[0] * k2[0] : dot(q2, k2);
+      }
+    }
+    for (; i < out.size; ++i) {
       Rng rng(seed, first + i);
       for (std::size_t j = 0; j < dk; ++j) q[j] = static_cast<float>(d.mean + d.std * standard_draw(rng, d));
       for (std::size_t j = 0; j < dk; ++j) k[j] = static_cast<float>(d.mean + d.std * standard_draw(rng, d));
