@@ -106,41 +106,52 @@ void softmax_row_stats(const SoftmaxRowStats& out, Mat<const float> scores) {
   const std::size_t rows = scores.rows, n = scores.cols;
   ATTN_CHECK(n > 0 && out.max_weight.size == rows && out.entropy.size == rows && out.jacobian.size == rows &&
              out.nonmax_grad.size == rows && out.score_var.size == rows);
-  std::vector<float> p(n);
-  for (std::size_t r = 0; r < rows; ++r) {
-    const float* s = scores.row(r);
-    softmax_rows(Mat<float>{p.data(), 1, n}, Mat<const float>{s, 1, n});
-    // the statistics, in double
-    std::size_t m = 0;
-    for (std::size_t j = 1; j < n; ++j)
-      if (p[j] > p[m]) m = j;
-    // A = Σ_{j≠m} p_j and B = Σ_{j≠m} p_j², summed directly: for a nearly one-hot row 1 − p_m
-    // and Σp² − p_m² would cancel to noise, while these stay accurate.
-    double a = 0, b = 0, h = 0, mean_s = 0, var_s = 0;
-    for (std::size_t j = 0; j < n; ++j) {
-      const double pj = p[j];
-      if (j != m) { a += pj; b += pj * pj; }
-      if (pj > 0) h -= pj * std::log(pj);
-      mean_s += s[j];
+  // the softmax of a block of rows in one call, whose row passes pipeline from row to row
+  constexpr std::size_t kBlock = 256;
+  std::vector<float> block(std::min(rows, kBlock) * n);
+  for (std::size_t r0 = 0; r0 < rows; r0 += kBlock) {
+    const std::size_t nr = std::min(kBlock, rows - r0);
+    softmax_rows(Mat<float>{block.data(), nr, n}, Mat<const float>{scores.row(r0), nr, n});
+    for (std::size_t i = 0; i < nr; ++i) {
+      const std::size_t r = r0 + i;
+      const float* s = scores.row(r);
+      const float* p = block.data() + i * n;
+      // the statistics, in double
+      std::size_t m = 0;
+      for (std::size_t j = 1; j < n; ++j)
+        if (p[j] > p[m]) m = j;
+      // A = Σ_{j≠m} p_j and B = Σ_{j≠m} p_j², summed directly: for a nearly one-hot row 1 − p_m
+      // and Σp² − p_m² would cancel to noise, while these stay accurate.
+      // Entropy with one logarithm a row: log p_j = (s_j − s_m) − log Z, Z = Σ_l e^(s_l − s_m), so
+      //   H = −Σ_j p_j log p_j = log Z + Σ_{j≠m} p_j (s_m − s_j),  log Z = −log(1 − A) = −log1p(−A)
+      // (p_m = 1/Z = 1 − A): accurate from A even where p_m rounds to 1 in float, where −Σ p log p
+      // over the float weights loses the p_m term (and half the cost: a log an entry was most of it).
+      double a = 0, b = 0, gap = 0, mean_s = 0, var_s = 0;
+      for (std::size_t j = 0; j < n; ++j) {
+        const double pj = p[j];
+        if (j != m) { a += pj; b += pj * pj; gap += pj * (double(s[m]) - s[j]); }
+        mean_s += s[j];
+      }
+      const double h = -std::log1p(-std::min(a, 1.0)) + gap;
+      mean_s /= n;
+      for (std::size_t j = 0; j < n; ++j) var_s += (s[j] - mean_s) * (s[j] - mean_s);
+      // ‖J‖_F² = Σ_i p_i²[(Σ_{j≠i} p_j)² + Σ_{j≠i} p_j²]  (row i of J is p_i(e_i − p))
+      // nonmax: ‖∂p/∂s_j‖₂ = ‖J e_j‖ = p_j·‖e_j − p‖, ‖e_j − p‖² = (Σ_{l≠j} p_l)² + Σ_{l≠j} p_l²
+      const double pm = p[m];
+      double jac2 = pm * pm * (a * a + b), g = 0;
+      for (std::size_t j = 0; j < n; ++j) {
+        if (j == m) continue;
+        const double pj = p[j], others = a - pj + pm, others_sq = b - pj * pj + pm * pm;
+        const double norm2 = others * others + others_sq;
+        jac2 += pj * pj * norm2;
+        g += pj * std::sqrt(norm2);
+      }
+      out.max_weight[r] = p[m];
+      out.entropy[r] = static_cast<float>(h);
+      out.jacobian[r] = static_cast<float>(std::sqrt(jac2));
+      out.nonmax_grad[r] = static_cast<float>(n > 1 ? g / (n - 1) : 0);
+      out.score_var[r] = static_cast<float>(n > 1 ? var_s / (n - 1) : 0);
     }
-    mean_s /= n;
-    for (std::size_t j = 0; j < n; ++j) var_s += (s[j] - mean_s) * (s[j] - mean_s);
-    // ‖J‖_F² = Σ_i p_i²[(Σ_{j≠i} p_j)² + Σ_{j≠i} p_j²]  (row i of J is p_i(e_i − p))
-    // nonmax: ‖∂p/∂s_j‖₂ = ‖J e_j‖ = p_j·‖e_j − p‖, ‖e_j − p‖² = (Σ_{l≠j} p_l)² + Σ_{l≠j} p_l²
-    const double pm = p[m];
-    double jac2 = pm * pm * (a * a + b), g = 0;
-    for (std::size_t j = 0; j < n; ++j) {
-      if (j == m) continue;
-      const double pj = p[j], others = a - pj + pm, others_sq = b - pj * pj + pm * pm;
-      const double norm2 = others * others + others_sq;
-      jac2 += pj * pj * norm2;
-      g += pj * std::sqrt(norm2);
-    }
-    out.max_weight[r] = p[m];
-    out.entropy[r] = static_cast<float>(h);
-    out.jacobian[r] = static_cast<float>(std::sqrt(jac2));
-    out.nonmax_grad[r] = static_cast<float>(n > 1 ? g / (n - 1) : 0);
-    out.score_var[r] = static_cast<float>(n > 1 ? var_s / (n - 1) : 0);
   }
 }
 

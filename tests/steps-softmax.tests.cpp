@@ -155,6 +155,33 @@ TEST_CASE("scaled by 1/√d_k, the mean largest of 16 weights is the same at d_k
   CHECK(lim.mean - one.mean > 5 * std::hypot(se_of_mean(one), se_of_mean(lim)));
 }
 
+TEST_CASE("a row's entropy is log Z + Σ p_j (s_max − s_j), exact to float precision even where the largest weight rounds to 1",
+          "[eq:softmax-saturation]") {
+  // −Σ p log p over the float weights loses the −p_max log p_max term once p_max rounds to 1: in
+  // the first row (p_max = 1 − 2.8·10⁻⁹) that term is 5% of H. The engine takes log Z = −log1p(−A)
+  // from A = Σ_{j≠max} p_j, which stays accurate.
+  const std::size_t n = 4;
+  std::vector<float> scores{0, -20, -21, -25};
+  for (std::size_t r = 0; r < 63; ++r)
+    for (float z : normals(n, 500 + r, 1 + double(r % 8))) scores.push_back(z);
+  const std::size_t rows = scores.size() / n;
+  Rows got(rows);
+  softmax_row_stats(got.views(), cmat(scores, rows, n));
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* s = scores.data() + r * n;
+    const long double top = *std::max_element(s, s + n);
+    long double z = 0, h = 0;
+    for (std::size_t j = 0; j < n; ++j) z += std::exp((long double)s[j] - top);
+    for (std::size_t j = 0; j < n; ++j) {
+      const long double lp = (long double)s[j] - top - std::log(z);
+      h -= std::exp(lp) * lp;
+    }
+    INFO("row " << r << ": engine " << got.entropy[r] << ", long double " << double(h));
+    CHECK(std::abs(got.entropy[r] - h) <= 1e-6 * h + 1e-12);
+  }
+  CHECK(got.max_weight[0] == 1.f);  // the case the per-entry formula gets wrong
+}
+
 TEST_CASE("drawing a row's scores as ‖q‖·z gives what keys drawn in full give: the same mean largest weight, entropy and score variance",
           "[stats][eq:softmax-saturation]") {
   // Given q, the scores q·k_j of keys k_j ~ N(0, I) are i.i.d. N(0, ‖q‖²); sample_scores draws
