@@ -24,9 +24,10 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
   bar.setAttribute('aria-label', 'computing');
   const stop = el('button', undefined, 'Stop');
   stop.type = 'button';
-  // Stop ends every run of the figure: its own and those of its side channels (a step's reports)
+  // Stop ends every run of the figure, its own and those of its side channels (a step's reports);
+  // an answer already on its way draws nothing
   stop.addEventListener('click', () => {
-    for (const ch of [channel, ...sideChannels]) client.cancel(ch);
+    for (const ch of [channel, ...sideChannels]) drop(ch);
     hideBusy();
     fig.dataset.state = 'stopped';
   });
@@ -79,6 +80,13 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
   // so a control that only changes the drawing (a log axis, say) reuses it without the worker.
   const last = new Map();   // channel → { key, result }
   const pending = new Map();  // channel → { dropped } for the request in flight
+  // Drops a channel's request in flight: the worker stops it if it is still running, and its
+  // answer, if it had already finished (then it is on its way), resolves to null.
+  const drop = (ch) => {
+    const older = pending.get(ch);
+    if (older) { older.dropped = true; pending.delete(ch); }
+    client.cancel(ch);
+  };
   const ctx = {
     // a step may run side jobs on channels of its own: they are named within this figure's
     run: (name, params, opts = {}) => {
@@ -86,10 +94,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
       if (opts.channel) sideChannels.add(ch);
       const key = `${name} ${JSON.stringify(params)}`;
       if (last.get(ch)?.key === key) {
-        // an older request must not draw over this: the worker drops it if it is still running,
-        // and its answer is ignored if it had already finished (then it is on its way)
-        const older = pending.get(ch);
-        if (older) { older.dropped = true; pending.delete(ch); client.cancel(ch); }
+        if (pending.has(ch)) drop(ch);  // an older request must not draw over this
         return Promise.resolve(last.get(ch).result);
       }
       const request = { dropped: false };

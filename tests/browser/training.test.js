@@ -81,9 +81,20 @@ describe('training-ablation in Chromium', () => {
     // steps=100: the main run ends quickly; the report (four runs of its own) takes seconds
     const { page, errors, close } = await h.open(`?step=${ID}&steps=100`);
     const contrast = `#${ID} .training-contrast`;
-    await page.waitForFunction((s) => document.querySelector(s)?.textContent.startsWith('Training the runs'), contrast, { timeout: 60000 });
-    await page.waitForSelector(`#${ID} .busy:not([hidden]) button`, { timeout: 60000 });
-    await page.click(`#${ID} .busy button:text("Stop")`);
+    // Stop is pressed in the same task that sees the report's progress bar, so the report cannot
+    // have been drawn in between (an answer already on its way is dropped by Stop)
+    await page.evaluate((id) => new Promise((resolve) => {
+      const fig = document.querySelector(`#${id} figure.live`);
+      const stopNow = () => {
+        const busy = fig.querySelector('.busy'), text = fig.querySelector('.training-contrast');
+        if (!busy || busy.hidden || !text?.textContent.startsWith('Training the runs')) return false;
+        busy.querySelector('button').click();
+        return true;
+      };
+      if (stopNow()) return resolve();
+      const watch = new MutationObserver(() => { if (stopNow()) { watch.disconnect(); resolve(); } });
+      watch.observe(fig, { attributes: true, childList: true, subtree: true, characterData: true });
+    }), ID);
     expect(await page.getAttribute(`#${ID} figure.live`, 'data-state')).toBe('stopped');
     await page.waitForFunction((s) => document.querySelector(s)?.textContent.startsWith('Stopped before'), contrast);
     // the worker dropped it: no report arrives later
