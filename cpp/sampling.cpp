@@ -123,16 +123,19 @@ void softmax_row_stats(const SoftmaxRowStats& out, Mat<const float> scores) {
       // A = Σ_{j≠m} p_j and B = Σ_{j≠m} p_j², summed directly: for a nearly one-hot row 1 − p_m
       // and Σp² − p_m² would cancel to noise, while these stay accurate.
       // Entropy with one logarithm a row: log p_j = (s_j − s_m) − log Z, Z = Σ_l e^(s_l − s_m), so
-      //   H = −Σ_j p_j log p_j = log Z + Σ_{j≠m} p_j (s_m − s_j),  log Z = −log(1 − A) = −log1p(−A)
-      // (p_m = 1/Z = 1 − A): accurate from A even where p_m rounds to 1 in float, where −Σ p log p
-      // over the float weights loses the p_m term (and half the cost: a log an entry was most of it).
+      //   H = −Σ_j p_j log p_j = log Z + Σ_{j≠m} p_j (s_m − s_j),  log Z = −log p_m = −log1p(−A)
+      // (p_m = 1/Z = 1 − A). From A where p_m >= 1/2: accurate even where p_m rounds to 1 in float,
+      // where −Σ p log p over the float weights loses the p_m term. From p_m below 1/2, where 1 − A
+      // would cancel: for a near-uniform row of 65 536, A's float error of 10⁻⁶ is 7% of p_m.
+      // (A log an entry was also most of the cost.)
       double a = 0, b = 0, gap = 0, mean_s = 0, var_s = 0;
       for (std::size_t j = 0; j < n; ++j) {
         const double pj = p[j];
         if (j != m) { a += pj; b += pj * pj; gap += pj * (double(s[m]) - s[j]); }
         mean_s += s[j];
       }
-      const double h = -std::log1p(-std::min(a, 1.0)) + gap;
+      const double log_z = p[m] >= 0.5f ? -std::log1p(-a) : -std::log(double(p[m]));
+      const double h = log_z + gap;
       mean_s /= n;
       for (std::size_t j = 0; j < n; ++j) var_s += (s[j] - mean_s) * (s[j] - mean_s);
       // ‖J‖_F² = Σ_i p_i²[(Σ_{j≠i} p_j)² + Σ_{j≠i} p_j²]  (row i of J is p_i(e_i − p))

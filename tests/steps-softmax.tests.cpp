@@ -180,6 +180,23 @@ TEST_CASE("a row's entropy is log Z + Σ p_j (s_max − s_j), exact to float pre
     CHECK(std::abs(got.entropy[r] - h) <= 1e-6 * h + 1e-12);
   }
   CHECK(got.max_weight[0] == 1.f);  // the case the per-entry formula gets wrong
+
+  // and a near-uniform row of 65 536 (the fuzzer's finding): log Z from p_max, not from 1 − A,
+  // whose float error there was 7% of p_max and put H above log n
+  const std::size_t wide = 65536;
+  std::vector<float> row = normals(wide, 77, 0.0625);
+  Rows one(1);
+  softmax_row_stats(one.views(), cmat(row, 1, wide));
+  const long double top = *std::max_element(row.begin(), row.end());
+  long double z = 0, h = 0;
+  for (float x : row) z += std::exp((long double)x - top);
+  for (float x : row) {
+    const long double lp = (long double)x - top - std::log(z);
+    h -= std::exp(lp) * lp;
+  }
+  INFO("n = 65536: engine " << one.entropy[0] << ", long double " << double(h) << ", log n " << std::log(double(wide)));
+  CHECK(std::abs(one.entropy[0] - h) <= 1e-5 * h);
+  CHECK(one.entropy[0] <= std::log(double(wide)));
 }
 
 TEST_CASE("drawing a row's scores as ‖q‖·z gives what keys drawn in full give: the same mean largest weight, entropy and score variance",
