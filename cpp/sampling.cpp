@@ -34,6 +34,8 @@ void sample_dot_products(Vec<float> out, std::size_t dk, std::uint64_t seed, con
   if (pair.rho == 0 && !pair.layernorm) {
     // The plain pair: k = 0·a + 1·b = b, so these are the floats of the general loop below, without
     // its double buffers (most of the cost of a pair at small dk).
+    // d_k = 1 (the product experiment): dot's one rounded product, without its call
+    const auto pair_dot = [dk](Vec<float> x, Vec<float> y) { return dk == 1 ? x[0] * y[0] : dot(x, y); };
     std::size_t i = 0;
     if (d.kind == Dist::normal) {
       // two pairs at once, their streams' draws interleaved: the same numbers, with two independent
@@ -48,16 +50,15 @@ void sample_dot_products(Vec<float> out, std::size_t dk, std::uint64_t seed, con
           qk[j] = static_cast<float>(d.mean + d.std * za);
           qk2[j] = static_cast<float>(d.mean + d.std * zb);
         }
-        out[i] = dk == 1 ? q[0] * k[0] : dot(q, k);
-        out[i + 1] = dk == 1 ? q2[0] * k2[0] : dot(q2, k2);
+        out[i] = pair_dot(q, k);
+        out[i + 1] = pair_dot(q2, k2);
       }
     }
     for (; i < out.size; ++i) {
       Rng rng(seed, first + i);
       for (std::size_t j = 0; j < dk; ++j) q[j] = static_cast<float>(d.mean + d.std * standard_draw(rng, d));
       for (std::size_t j = 0; j < dk; ++j) k[j] = static_cast<float>(d.mean + d.std * standard_draw(rng, d));
-      // d_k = 1 (the product experiment): dot's one rounded product, without its call
-      out[i] = dk == 1 ? q[0] * k[0] : dot(q, k);
+      out[i] = pair_dot(q, k);
     }
     return;
   }

@@ -116,7 +116,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
         throw err;
       });
     },
-    cancel: () => client.cancel(channel),
+    cancel: () => drop(channel),  // the run in flight stops, and an answer on its way draws nothing
   };
 
   const update = async () => {
