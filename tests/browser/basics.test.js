@@ -86,6 +86,25 @@ describe('setup in Chromium', () => {
     expect(await readouts(c.page, 'setup')).not.toEqual(first);
     for (const p of [a, b, c]) { expect(p.errors).toEqual([]); await p.close(); }
   });
+
+  it('the colour legend spans ±e, the first nice number at or above the largest |score|, for every seed', async () => {
+    const { page, errors, close } = await openStep('?step=setup&seed=1', 'setup');
+    const ends = new Set();
+    for (let seed = 1; seed <= 6; seed++) {
+      if (seed > 1) await after(page, 'setup', () => page.fill('#setup input[name="seed"]', String(seed)).then(() => page.dispatchEvent('#setup input[name="seed"]', 'change')));
+      const [, , s] = await readouts(page, 'setup');
+      const top = Math.max(...s.flatMap((row) => row.slice(1).map((v) => Math.abs(parseNum(v)))));
+      const ticks = await page.$$eval('#setup .heatmap > svg:first-child g[aria-label="x-axis tick label"] text', (ts) => ts.map((t) => t.textContent));
+      const e = parseNum(ticks.at(-1));
+      expect(ticks.map(parseNum)).toEqual([-e, -e / 2, 0, e / 2, e]);
+      expect(e).toBeGreaterThanOrEqual(top - 0.005);  // the cells show two decimals
+      expect(e).toBeLessThanOrEqual(1.34 * (top + 0.005));  // 1, 1.2, 1.5, 2, … 8, 10: no step above 4/3
+      ends.add(e);
+    }
+    expect(ends.size).toBeGreaterThan(1);  // the legend was relabelled, not only kept
+    expect(errors).toEqual([]);
+    await close();
+  });
 });
 
 describe('product-variance in Chromium', () => {

@@ -3,7 +3,9 @@
 //   diverging: true for signed data centred on 0 (a Jacobian), false for weights in [0, max]
 import * as Plot from '@observablehq/plot';
 import { recentNodes, showPatched } from '../morph.js';
-import { plot } from './style.js';
+import { niceCeil, plot } from './style.js';
+
+export { niceCeil };
 
 // Piecewise-linear colour ramp through the given hex stops, t in [0, 1].
 function ramp(stops) {
@@ -107,10 +109,12 @@ export function updateHeatmap(node, options) {
       if (t.getAttribute('fill') !== tone) t.setAttribute('fill', tone);
     }
   }
-  // the legend is replaced only when its scale or label changes (a new legend, not a patched one:
-  // morphing 64 colour cells costs more than the browser's work for new ones)
+  // the legend is replaced only when its colours or label change; a new end of the scale rewrites
+  // its tick labels (a new legend, not a patched one: morphing 64 colour cells costs more than the
+  // browser's work for new ones)
   const w = Math.min(o.width, 260);
   if (legendShown.get(node.firstChild) !== legendKey(color, o.label, w)) node.firstChild.replaceWith(colorLegend(color, o.label, w));
+  else labelLegend(node.firstChild, color, o.label);
   map.setAttribute('aria-label', o.ariaLabel ?? `${rows}×${cols} heatmap of ${o.label}`);
   return true;
 }
@@ -130,41 +134,60 @@ export function showHeatmap(container, options, ...after) {
   }, ...after);
 }
 
-// The smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 × 10^k that is >= x > 0: the colour scale's
-// end, so that redraws with similar data share one scale (and one legend, below).
-const NICE = [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10];
-export function niceCeil(x) {
-  const p = 10 ** Math.floor(Math.log10(x));
-  return NICE.find((m) => m * p >= x * (1 - 1e-12)) * p;
-}
-
 // The colour scale as a strip of 64 cells on a labelled axis. (Plot's own ramp legend paints a
-// canvas into a data: URL, which a strict CSP's img-src 'self' refuses.) Built once per scale:
-// a legend costs as much as a small heatmap, and most redraws keep the scale.
+// canvas into a data: URL, which a strict CSP's img-src 'self' refuses.) A scale on [0, e] or
+// [−e, e] has the colours of the unit scale, [0, 1] or [−1, 1], at x/e: its legend is the unit
+// legend, built once per colours, label and width, with ticks at fixed fractions of e whose text
+// says f·e. So a redraw whose scale ends elsewhere (a new seed) rewrites five labels.
+//   unit domain [0, 1]: ticks 0, ½, 1;  [−1, 1]: −1, −½, 0, ½, 1;  any other domain: its own legend
 const legends = new Map();  // key → SVG, the last few
-const legendShown = new WeakMap();  // legend in a page → its key: a redraw with that key leaves it alone
-const legendKey = (color, label, width) => `${colorKey(color)}${JSON.stringify([label, width])}`;
+const legendShown = new WeakMap();  // legend in a page → its key: a redraw with that key keeps it
+const FRACTIONS = { '0,1': [0, 0.5, 1], '-1,1': [-1, -0.5, 0, 0.5, 1] };
+// { color: the unit scale, end: e, ticks: the fractions } for a scale on [0, e] or [−e, e];
+// { color, end: 1 } for any other
+function unitOf(color) {
+  const [lo, hi] = [color.domain[0], color.domain.at(-1)];
+  if (!(hi > 0 && (lo === 0 || lo === -hi))) return { color, end: 1 };
+  const domain = [lo / hi, 1];
+  return { color: { ...color, domain }, end: hi, ticks: FRACTIONS[domain] };
+}
+const legendKey = (color, label, width) => `${colorKey(unitOf(color).color)}${JSON.stringify([label, width])}`;
 function colorLegend(color, label, width) {
   const key = legendKey(color, label, width);
   if (!legends.has(key)) {
     if (legends.size >= 16) legends.delete(legends.keys().next().value);
-    legends.set(key, buildLegend(color, label, width));
+    const unit = unitOf(color);
+    legends.set(key, buildLegend(unit.color, unit.ticks, label, width));
   }
   const legend = legends.get(key).cloneNode(true);
   legendShown.set(legend, key);
+  labelLegend(legend, color, label);
   return legend;
 }
 
-function buildLegend(color, label, width) {
+// Writes the scale's own numbers into a unit legend: each tick's f·e, and the description.
+const tickText = (v) => String(+v.toPrecision(3)).replace('-', '−');
+function labelLegend(legend, color, label) {
+  const { end, ticks } = unitOf(color);
+  if (ticks) {
+    legend.querySelectorAll('g[aria-label="x-axis tick label"] text').forEach((t, k) => {
+      const text = tickText(ticks[k] * end);
+      if (t.textContent !== text) t.textContent = text;
+    });
+  }
+  const [lo, hi] = [color.domain[0], color.domain.at(-1)];
+  legend.setAttribute('aria-label', `colour legend: ${label} from ${lo.toPrecision(2)} to ${hi.toPrecision(2)}`);
+}
+
+function buildLegend(color, ticks, label, width) {
   const [lo, hi] = [color.domain[0], color.domain.at(-1)];
   const slices = Array.from({ length: 64 }, (_, k) => ({ x1: lo + ((hi - lo) * k) / 64, x2: lo + ((hi - lo) * (k + 1)) / 64 }));
   return plot({
     width, height: 50, marginTop: 4, marginBottom: 32, marginLeft: 10, marginRight: 14,
     style: { background: 'transparent', color: 'currentColor', fontSize: '10px' },
-    x: { domain: [lo, hi], label, labelAnchor: 'center', labelArrow: 'none', labelOffset: 28, ticks: 4, tickSize: 4 },
+    x: { domain: [lo, hi], label, labelAnchor: 'center', labelArrow: 'none', labelOffset: 28, ticks: ticks ?? 4, tickSize: 4 },
     y: { axis: null },
     color,
-    ariaLabel: `colour legend: ${label} from ${lo.toPrecision(2)} to ${hi.toPrecision(2)}`,
     marks: [Plot.rect(slices, { x1: 'x1', x2: 'x2', y1: 0, y2: 1, fill: (d) => (d.x1 + d.x2) / 2 })],
   });
 }

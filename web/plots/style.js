@@ -16,3 +16,18 @@ export function plot(options) {
   node.querySelectorAll('g[aria-label]').forEach((g) => g.setAttribute('role', 'group'));
   return node;
 }
+
+// The smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 × 10^k that is >= x > 0: a scale's end that
+// redraws with similar data share (one colour legend; axes whose marks move in place).
+const NICE = [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10];
+export function niceCeil(x) {
+  const p = 10 ** Math.floor(Math.log10(x));
+  return NICE.find((m) => m * p >= x * (1 - 1e-12)) * p;
+}
+
+// The powers of `base` that enclose the positive values: a log axis's domain that redraws with
+// similar data share.
+export function powerDomain(values, base) {
+  const logs = values.filter((v) => v > 0).map((v) => Math.log(v) / Math.log(base));
+  return [base ** Math.floor(Math.min(...logs)), base ** Math.ceil(Math.max(...logs))];
+}

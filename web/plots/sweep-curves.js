@@ -6,7 +6,8 @@
 //   marker: { x, label }                                   the current value of the swept parameter
 //   colors: one colour per series (default: SERIES_COLORS in order)
 import * as Plot from '@observablehq/plot';
-import { chart, recentNodes, setIf, showPatched } from '../morph.js';
+import { chart, recentNodes, showPatched } from '../morph.js';
+import { moveMarks } from './move-marks.js';
 import { SERIES_COLORS, plot } from './style.js';
 
 // Labels drawn over the curves keep a rim of the figure's background, in either theme.
@@ -105,34 +106,21 @@ function layoutOf(options) {
 }
 
 // Plot's marks for the series, redrawn for new y values through the same scales (the layout is
-// unchanged): each dot's cx, cy (Dot.render: X, Y), each interval bar's x1, x2, y1, y2 (RuleX:
-// X, X, Y1, Y2) and each series' path (Line.render through d3-shape's line, which rounds to 3
-// decimals: "M x,y L x,y …"). False, touching nothing, if a value has no finite position (a gap
-// or a value ≤ 0 on a log axis, which Plot would leave out) or the marks are not as expected.
+// unchanged): the dots, the interval bars and each series' line (move-marks.js). False, touching
+// nothing, if a value has no finite position or the marks are not as expected.
 function moveCurves(svg, { x, y }, series) {
   const dots = svg?.querySelector(':scope > g[aria-label="dot"]');
   const lines = dots?.previousElementSibling;
   const points = series.flatMap((s) => s.points);
   const bars = points.filter((p) => p.lo !== undefined && p.hi !== undefined);
   const rules = bars.length ? lines?.previousElementSibling : null;
-  if (!dots || dots.childElementCount !== points.length || lines?.getAttribute('aria-label') !== 'line' ||
-    lines.childElementCount !== series.length || series.some((s) => s.points.length < 2) ||
-    (bars.length && (rules?.getAttribute('aria-label') !== 'rule' || rules.childElementCount !== bars.length))) return false;
-  const at = (p) => [x.apply(p.x), y.apply(p.y)];
-  const xy = points.map(at), ends = bars.map((p) => [x.apply(p.x), y.apply(p.lo), y.apply(p.hi)]);
-  if (![...xy, ...ends].every((c) => c.every(Number.isFinite))) return false;
-  xy.forEach(([X, Y], k) => { setIf(dots.children[k], 'cx', X); setIf(dots.children[k], 'cy', Y); });
-  ends.forEach(([X, lo, hi], k) => {
-    const rule = rules.children[k];
-    setIf(rule, 'x1', X); setIf(rule, 'x2', X); setIf(rule, 'y1', lo); setIf(rule, 'y2', hi);
-  });
-  const r3 = (v) => Math.round(v * 1000) / 1000;
-  let k = 0;
-  series.forEach((s, i) => {
-    const path = s.points.map(() => { const [X, Y] = xy[k++]; return `${r3(X)},${r3(Y)}`; });
-    setIf(lines.children[i], 'd', `M${path.join('L')}`);
-  });
-  return true;
+  if (!dots || lines?.getAttribute('aria-label') !== 'line' || lines.childElementCount !== series.length ||
+    (bars.length && rules?.getAttribute('aria-label') !== 'rule')) return false;
+  const move = moveMarks(x, y);
+  move.dots(dots, points);
+  if (bars.length) move.rules(rules, bars);
+  series.forEach((s, i) => move.line(lines.children[i], s.points));
+  return move.apply();
 }
 
 // The marker: a dotted rule across the frame and its label above it, in the chart's own <svg>.

@@ -5,6 +5,8 @@
 //   lines:    [{ name, points: [{ x, y }] }]              curves (the next colours)
 //   hrules:   [{ y, label }]   vrules: [{ x, label }]     thin dashed rules in the text colour
 import * as Plot from '@observablehq/plot';
+import { chart, showPatched } from '../morph.js';
+import { moveMarks } from './move-marks.js';
 import { SERIES_COLORS, plot } from './style.js';
 
 // Log-axis tick labels as plain numbers (0.25, 4, 1024), never SI prefixes (250m, 1k). With base 2
@@ -47,4 +49,55 @@ export function theoryPlot({ measured = [], lines = [], hrules = [], vrules = []
     ariaLabel: ariaLabel ?? `${yLabel} against ${xLabel}: ${names.join(', ')}`,
     marks,
   });
+}
+
+// show(container, theoryPlot(options), ...after), redrawing in place what it can: with the same
+// axes (a y domain given, and the same names, x values, rules and labels: a new seed or sample
+// size, a formula's new values), the measured dots and interval bars and the curves move through
+// the plot's scales (move-marks.js); anything else is a Plot build.
+const drawn = new WeakMap();  // container → { key, layout, x, y, node }
+
+export function showTheory(container, options, ...after) {
+  const key = JSON.stringify(options), layout = layoutOf(options);
+  const d = drawn.get(container);
+  let now = d;
+  showPatched(container, (node) => node === d?.node &&
+    (d.key === key || (layout !== null && d.layout === layout && moveTheory(chart(node), d, options))), () => {
+    const node = theoryPlot(options);
+    now = { x: node.scale('x'), y: node.scale('y'), node };
+    return node;
+  }, ...after);
+  drawn.set(container, { ...now, key, layout });
+}
+
+const hasBar = (p) => p.lo !== undefined && p.hi !== undefined;
+
+// All that fixes the plot's axes and elements, the y values and the description apart; null when
+// the y domain follows the data (or the description follows the names).
+function layoutOf({ measured = [], lines = [], ariaLabel, ...rest }) {
+  if (!rest.yDomain || ariaLabel === undefined) return null;
+  return JSON.stringify({ ...rest, measured: measured.map((m) => [m.name, m.points.map((p) => [p.x, hasBar(p)])]),
+    lines: lines.map((l) => [l.name, l.points.map((p) => p.x)]) });
+}
+
+// theoryPlot's marks in order: each rule and its label, one line mark per curve, then per measured
+// series its interval bars (if any) and its dots.
+function moveTheory(svg, { x, y }, { measured = [], lines = [], hrules = [], vrules = [], ariaLabel }) {
+  const groups = (label) => svg ? [...svg.querySelectorAll(`:scope > g[aria-label="${label}"]`)] : [];
+  const lineGs = groups('line'), dotGs = groups('dot'), ruleGs = groups('rule');
+  const barred = measured.filter((m) => m.points.some(hasBar));
+  if (lineGs.length !== lines.length || dotGs.length !== measured.length ||
+    ruleGs.length !== hrules.length + vrules.length + barred.length) return false;
+  const move = moveMarks(x, y);
+  // a clipped line's path sits in a <g> of its own (the clip) inside the mark's
+  lines.forEach((l, i) => {
+    const paths = lineGs[i].getElementsByTagName('path');
+    if (paths.length === 1) move.line(paths[0], l.points); else move.ok = false;
+  });
+  const barGs = ruleGs.slice(hrules.length + vrules.length);
+  barred.forEach((m, i) => move.rules(barGs[i], m.points.filter(hasBar)));
+  measured.forEach((m, i) => move.dots(dotGs[i], m.points));
+  if (!move.apply()) return false;
+  svg.setAttribute('aria-label', ariaLabel);
+  return true;
 }

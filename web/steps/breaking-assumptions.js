@@ -1,6 +1,7 @@
 // (eq:breaking-assumptions) Var(q·k) against d_k when a premise fails: a mean, a correlation,
 // heavy tails, LayerNorm. Each with the formula that holds instead.
-import { theoryPlot } from '../plots/theory-lines.js';
+import { showTheory } from '../plots/theory-lines.js';
+import { niceCeil, powerDomain } from '../plots/style.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
 import { dataTable, fillTable, grid, keyboardScroll, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import './breaking-assumptions.css';
@@ -100,12 +101,16 @@ export function mount(figure, { run }) {
       const premiseLine = { name: 'dₖ, the derivation’s premise', points: pts.map((p) => ({ x: p.dk, y: p.dk })) };
       const corrected = { name: d.formula, points: pts.map((p) => ({ x: p.dk, y: p.formulaVariance })) };
       const measured = (f) => ({ name: 'measured, 95% interval', points: pts.map((p) => ({ x: p.dk, ...f(p) })) });
-      show(left.plot, theoryPlot({
-        measured: [measured((p) => ({ y: p.variance, lo: Math.max(p.varianceCI[0], 1e-3), hi: p.varianceCI[1] }))],
-        lines: departure === 'student-t' ? [premiseLine] : [premiseLine, corrected],
+      // the y axes end on powers of 2 (left) or a nice number (right) beyond the data, so that a new
+      // seed or sample size mostly keeps them, and the plots' marks move in place
+      const leftMeasured = measured((p) => ({ y: p.variance, lo: Math.max(p.varianceCI[0], 1e-3), hi: p.varianceCI[1] }));
+      const leftLines = departure === 'student-t' ? [premiseLine] : [premiseLine, corrected];
+      showTheory(left.plot, {
+        measured: [leftMeasured], lines: leftLines,
         xLabel: 'dₖ', yLabel: 'Var(q·k)', xLog: true, xBase: 2, yLog: true, yBase: 2, xTicks: dks, height: 300,
+        yDomain: powerDomain([...leftMeasured.points.flatMap((p) => [p.lo, p.hi]), ...leftLines.flatMap((l) => l.points.map((p) => p.y))], 2),
         ariaLabel: `Measured Var(q·k) against dₖ with the line dₖ and the formula ${d.formula}`,
-      }));
+      });
 
       // right: what 1/√d_k leaves, or (heavy tails) how wide the intervals are
       if (departure === 'student-t') {
@@ -113,22 +118,22 @@ export function mount(figure, { run }) {
         const lines = [{ name: 'normal entries: 1.96·√((2 + 6/dₖ)/n)', points: pts.map((p) => ({ x: p.dk, y: p.normalHalfWidth })) }];
         if (Number.isFinite(pts[0].tHalfWidth)) lines.push({ name: `Student-t ν = ${values.df}: 1.96·√((2 + (m₄² − 3)/dₖ)/n)`, points: pts.map((p) => ({ x: p.dk, y: p.tHalfWidth })) });
         const widths = pts.map((p) => (p.varianceCI[1] - p.varianceCI[0]) / 2 / p.dk);
-        show(right.plot, theoryPlot({
+        showTheory(right.plot, {
           measured: [{ name: 'measured half-width', points: pts.map((p, i) => ({ x: p.dk, y: widths[i] })) }], lines,
           xLabel: 'dₖ', yLabel: 'half-width / dₖ', xLog: true, xBase: 2, yLog: true, xTicks: dks, height: 300,
           ariaLabel: 'Measured relative half-width of the variance interval against dₖ, with the widths expected for normal and Student-t entries',
-        }));
+        });
       } else {
         right.title.textContent = 'What 1/√dₖ leaves: Var(q·k/√dₖ)';
         const ys = pts.flatMap((p) => [p.varianceCI[0] / p.dk, p.varianceCI[1] / p.dk, d.ratioOf(p.dk), 1]);
-        show(right.plot, theoryPlot({
+        showTheory(right.plot, {
           measured: [measured((p) => ({ y: p.variance / p.dk, lo: p.varianceCI[0] / p.dk, hi: p.varianceCI[1] / p.dk }))],
           lines: [{ name: '1, the premise', points: pts.map((p) => ({ x: p.dk, y: 1 })) },
             { name: d.ratio, points: pts.map((p) => ({ x: p.dk, y: d.ratioOf(p.dk) })) }],
           xLabel: 'dₖ', yLabel: 'Var(q·k)/dₖ', xLog: true, xBase: 2, xTicks: dks, height: 300,
-          yDomain: [Math.min(0, ...ys), Math.max(...ys) * 1.05],
+          yDomain: [Math.min(0, ...ys), niceCeil(Math.max(...ys) * 1.05)],
           ariaLabel: `Measured Var(q·k)/dₖ against dₖ with the level 1 and the formula ${d.ratio}`,
-        }));
+        });
       }
       premise.textContent = d.premise;
       const rows = overviewRows(values);

@@ -1,7 +1,7 @@
 // (eq:initialization) Var(q·k/√d_k) = σ_q²σ_k² with σ_q² = d_model·σ_W²: the 1/√d_k gives unit
 // variance only if the initialisation makes σ_q² = σ_k² = 1.
-import { histogramPlot, normalPdf } from '../plots/histogram.js';
-import { theoryPlot } from '../plots/theory-lines.js';
+import { normalPdf, showHistogram } from '../plots/histogram.js';
+import { showTheory } from '../plots/theory-lines.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
 import { dataTable, fillTable, grid, keyboardScroll, liveFormula, liveSummary, panel, setTex, show, shownTable } from '../readout.js';
 import './initialization.css';
@@ -71,8 +71,8 @@ export function mount(figure, { run }) {
         String.raw`\operatorname{Var}\Big(\frac{q\cdot k}{\sqrt{d_k}}\Big)=\frac{d_k\,\sigma_q^{2}\sigma_k^{2}}{d_k}=\sigma_q^{2}\sigma_k^{2}=${fmt(f.score, 4)}\end{gathered}`, true);
 
       // the histogram of q·k/√d_k with the normal density the formula predicts
-      show(hist.plot, histogramPlot({ ...r.score, pdf: normalPdf(Math.sqrt(f.score)), xLabel: 'q·k/√dₖ',
-        curveLabel: `N(0, ${fmt(f.score, 3)})` }));
+      showHistogram(hist.plot, { ...r.score, pdf: normalPdf(Math.sqrt(f.score)), xLabel: 'q·k/√dₖ',
+        curveLabel: `N(0, ${fmt(f.score, 3)})` });
 
       // the formulas against d_model at this d_k, and the measurement
       const line = (name, g) => ({ name, points: D_AXIS.map((d) => ({ x: d, y: g(d) })) });
@@ -86,13 +86,13 @@ export function mount(figure, { run }) {
       const point = { x: dmodel, y: r.score.variance, lo: Math.max(r.score.varianceCI[0], 1e-9), hi: r.score.varianceCI[1] };
       // the rules span 1/4 … 4; the custom-σ curve is clipped to the frame
       const yDomain = [Math.min(0.1, point.lo / 1.5), Math.max(10, point.hi * 1.5)];
-      show(curves.plot, theoryPlot({
+      showTheory(curves.plot, {
         measured: [{ name: `measured, ${INIT_LABELS[init]}`, points: [point] }], lines,
         vrules: [{ x: dmodel, label: `d_model = ${dmodel}` }],
         xLabel: 'd_model', yLabel: 'Var(q·k/√dₖ)', xLog: true, xBase: 2, yLog: true, xTicks: [32, 64, 128, 256, 512, 1024, 2048, 4096],
         xDomain: [D_AXIS[0], D_AXIS.at(-1)], yDomain, height: 300,
         ariaLabel: `Var(q·k/√dₖ) against d_model at dₖ = ${dk} for each initialisation, with the measured value`,
-      }));
+      });
       show(curvesData, dataTable('Data: the formulas against d_model', ['d_model', ...lines.map((l) => l.name)],
         D_AXIS.map((d, i) => [d, ...lines.map((l) => fmt(l.points[i].y, 4))]), shownTable(curvesData)));
 
