@@ -2,16 +2,14 @@
 // numbers rewrites those numbers' text in place (in the visible HTML and in the MathML that screen
 // readers read), which costs ~0.1 ms instead of a parse, a layout of the TeX and a DOM patch.
 //   shape(tex) = tex with every free-standing number replaced by '#'
-//   same shape as the drawn formula  → each number's text nodes get the new digits
-//   a shape the element showed lately → its nodes come back, with the new digits (a toggle, a
-//                                       slider moved back and forth)
-//   otherwise                         → KaTeX typesets it anew
+//   same shape as the drawn formula → each number's text nodes get the new digits
+//   otherwise                        → KaTeX typesets it anew, and the DOM is patched (morph.js)
 // The text nodes of each number are found once per shape by typesetting a probe: the same TeX
 // with number i replaced by the marker 9000i…, whose text nodes then say which number they hold.
 // A formula whose numbers KaTeX does not keep in text nodes of their own (adjacent digits merge,
 // numbers inside \text{}) finds no slots and is simply typeset every time.
 import katex from 'katex';
-import { morphChildren, recentNodes } from './morph.js';
+import { morphChildren } from './morph.js';
 
 // A number that is a value, not part of a name (x_1, #0072b2), a bare exponent or index (x^2, k_1:
 // a single digit that KaTeX sets in a text node with no room for another) or a length (4pt, 0.5em).
@@ -19,7 +17,6 @@ const NUMBER = /(?<![#\w.^_])\d+(?:\.\d+)?(?![\w.])/g;
 const MARKER = 90000;  // + i: markers have one length, so the probe has the drawn formula's shape
 
 const drawn = new WeakMap();  // el → { key, shape, slots: [text node, number index or −1 for the TeX] | null, probed }
-const takeBack = recentNodes(6);  // el → formulas of other shapes it showed lately: { …drawn, nodes }
 
 function typeset(tex, display) {
   const div = document.createElement('div');
@@ -59,21 +56,13 @@ export function setTex(el, tex, display = false) {
   const last = drawn.get(el);
   if (last?.key === key) return el;
   const shape = `${display ? 'D' : 'T'}${tex.replace(NUMBER, '#')}`;
-  if (last?.shape === shape && last.slots) return fill(el, last, tex, key);
-  if (last && last.shape !== shape) {
-    // another shape: the one drawn is kept aside, and one kept before comes back (a toggle, a
-    // slider moved back): its nodes return whole and take the new numbers, with no typesetting
-    const back = el.firstChild && takeBack(el, { ...last, node: el.firstChild, nodes: [...el.childNodes] }, shape);
-    if (back) {
-      el.replaceChildren(...back.nodes);
-      const slots = back.slots ?? (back.probed ? null : findSlots(el, tex, display));
-      if (slots) return fill(el, { key: back.key, shape, slots, probed: true }, tex, key);
-      morphChildren(el, [...typeset(tex, display).childNodes]);
-      drawn.set(el, { key, shape, slots: null, probed: true });
-      return el;
+  if (last?.shape === shape && last.slots) {
+    const numbers = tex.match(NUMBER);
+    for (const [node, i] of last.slots) {
+      const text = i < 0 ? tex : numbers[i];
+      if (node.data !== text) node.data = text;
     }
-    el.replaceChildren(...typeset(tex, display).childNodes);
-    drawn.set(el, { key, shape, slots: null, probed: false });
+    drawn.set(el, { ...last, key });
     return el;
   }
   morphChildren(el, [...typeset(tex, display).childNodes]);
@@ -82,16 +71,5 @@ export function setTex(el, tex, display = false) {
   const again = last?.shape === shape;
   const slots = again && !last.probed ? findSlots(el, tex, display) : null;
   drawn.set(el, { key, shape, slots, probed: again });
-  return el;
-}
-
-// The drawn formula `d` (its slots found) shows `tex`, of its shape: each number's text rewritten.
-function fill(el, d, tex, key) {
-  const numbers = tex.match(NUMBER);
-  for (const [node, i] of d.slots) {
-    const text = i < 0 ? tex : numbers[i];
-    if (node.data !== text) node.data = text;
-  }
-  drawn.set(el, { ...d, key });
   return el;
 }

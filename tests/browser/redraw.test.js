@@ -20,7 +20,7 @@ const snapshot = (page, id) => page.$eval(`#${id} .figure-body`, (body) => [...b
 const CASES = {
   'setup': [['seed', '2'], ['key', '3'], ['seed', '5']],
   // n and d_v: new heatmap layouts and data tables; a row alone redraws its lines; the mask off
-  // again: the formulas drawn without it come back (web/tex.js) with this seed's numbers
+  // again: formulas of a shape drawn before
   'full-attention': [['seed', '2'], ['row', '5'], ['causal', 'on'], ['seed', '3'], ['n', '5'], ['row', '3'], ['dv', '1'], ['n', '4'], ['causal', 'off']],
   // n = 32, 16, 4 (cell labels: Plot's own cells); rows and seed: curves whose y axis follows the data
   'vanishing-gradients': [['dk', '7'], ['query', '3'], ['dk', '6'], ['n', '4'], ['query', '5'], ['n', '3'], ['n', '1'], ['rows', '2'], ['seed', '4']],
@@ -28,7 +28,7 @@ const CASES = {
   'scaling-choices': [['n', '4'], ['seed', '2'], ['n', '3'], ['query', '2'], ['rows', '2']],
   // seed and d_k: the measured point and the curves moved in place on fixed axes (plots/move-marks.js)
   'initialization': [['dmodel', '5'], ['init', 'lecun-normal'], ['sigma', '3'], ['dmodel', '4'], ['seed', '2'], ['dk', '2'], ['seed', '3']],
-  // seed and sample size: the same; the first departure again: its formula comes back (web/tex.js)
+  // seed and sample size: the same; the first departure again: its plots and formula drawn anew
   'breaking-assumptions': [['seed', '2'], ['count', '2'], ['departure', 'rho'], ['seed', '3'], ['rho', '6'], ['departure', 'mean'], ['seed', '4']],
   'softmax-saturation': [['dk', '7'], ['query', '3'], ['dk', '9']],
   'shift-vs-scale': [['offset', '3'], ['divisor', '2'], ['offset', '5']],

@@ -71,7 +71,10 @@ export function* initVariance(engine, { dmodel, dk, init, sigma = 0.02, seed, to
   const sigmaQ2 = dmodel * varW;
   const formula = { weight: varW, q: sigmaQ2, k: sigmaQ2, score: sigmaQ2 * sigmaQ2 };
   const given = { q: normSq(wq) / dk, k: normSq(wk) / dk, score: trace / dk };
-  const spread = 4 * Math.sqrt(Math.max(formula.score, given.score, 1e-12));
+  // the histogram's range: at least ±4 standard deviations of the scores given these weights, and
+  // the same for every draw whose given variance is within 1.25× the formula's (most seeds), so a
+  // new seed redraws the bars on the same axes
+  const spread = 4 * Math.sqrt(Math.max(1.25 * formula.score, given.score, 1e-12));
   const summary = (a, lo, hi) => engine.describe(a, { bins: 1, lo, hi });
   return {
     dmodel, dk, init, sigma, seed, tokens, distribution, formula, given,
