@@ -10,7 +10,10 @@ import base from './vite.config.js';
 const outDir = resolve(import.meta.dirname, 'build/offline');
 export default mergeConfig(base, defineConfig({
   publicDir: false,
-  resolve: { alias: [{ find: /^\.\/worker-start\.js$/, replacement: resolve(import.meta.dirname, 'web/worker-start-inline.js') }] },
+  resolve: { alias: [
+    { find: /^\.\/worker-start\.js$/, replacement: resolve(import.meta.dirname, 'web/worker-start-inline.js') },
+    { find: /^\.\/local-engine\.js$/, replacement: resolve(import.meta.dirname, 'web/local-engine-none.js') },
+  ] },
   plugins: [viteSingleFile({ removeViteModuleLoader: true }), {
     name: 'attnlab-offline-file',
     transformIndexHtml: (html) => html.replace(/<link rel="icon"[^>]*>/, ''),  // a file:// page has no icon to fetch

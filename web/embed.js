@@ -7,6 +7,7 @@
 import katex from 'katex';
 import 'katex/dist/katex.min.css';
 import { connectEngine } from './engine-client.js';
+import { loadLocalEngine } from './local-engine.js';
 import { parseParams, toSearch } from './controls.js';
 import { mountFigure } from './figure.js';
 import { startAutoHeight } from './embed-resize.js';
@@ -71,7 +72,7 @@ link.href = `./index.html?step=${step.id}`;
 const keep = ['hide', 'theme', 'resize', 'origin'].filter((k) => search.has(k));
 const { values, notes } = parseParams(step.params, search);
 mountFigure({
-  step, fig: section.querySelector('figure.live'), client: connectEngine(), values, notes: [...stepNotes, ...notes],
+  step, fig: section.querySelector('figure.live'), client: connectEngine({ local: loadLocalEngine }), values, notes: [...stepNotes, ...notes],
   onChange: (current) => {
     const s = toSearch(step.id, step.params, current);
     for (const k of keep) s.set(k, search.get(k));

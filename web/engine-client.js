@@ -6,12 +6,21 @@
 // worker itself failing) is not reused: a new worker takes over, the runs in flight fail with an
 // error that says so (code ENGINE_RESTARTED), and onRestart(reason, count) lets the page tell the
 // reader. After MAX_RESTARTS the engine stays down and every run fails with that reason.
+//
+// local: a loader of the page's own engine (local-engine.js), or null. Once it is loaded (after
+// the worker's engine started), a request for an experiment whose last run took under LIGHT_MS
+// is computed on the spot, in the task that made it: it resolves before the browser renders the
+// reader's input, with no round trip. The run in flight on its channel, if any, is cancelled.
 import { startWorker } from './worker-start.js';
 
 const MAX_RESTARTS = 5;
+const LIGHT_MS = 2;
 
-export function connectEngine({ start = startWorker, onRestart } = {}) {
+export function connectEngine({ start = startWorker, onRestart, local: loadLocal = null } = {}) {
   const pending = new Map();
+  const inFlight = new Map();  // channel → id of its request in the worker
+  const costs = new Map();     // experiment → ms its last run took
+  let local = null;
   let nextId = 1, worker = null, restarts = 0, started = false, down = null;
   let resolveReady, rejectReady;
   const ready = new Promise((res, rej) => { resolveReady = res; rejectReady = rej; });
@@ -48,6 +57,8 @@ export function connectEngine({ start = startWorker, onRestart } = {}) {
     if ('progress' in data) { p.onProgress?.(data.progress, data.partial); return; }
     performance.mark('attnlab:received', { detail: data.id });
     pending.delete(data.id);
+    if (inFlight.get(p.channel) === data.id) inFlight.delete(p.channel);
+    if ('ms' in data) costs.set(p.name, data.ms);
     if (data.superseded) p.resolve(null);
     else if (data.error) {
       p.reject(Object.assign(new Error(data.error.message), data.error));
@@ -68,15 +79,40 @@ export function connectEngine({ start = startWorker, onRestart } = {}) {
   const post = (channel, name, params, handlers = {}) => {
     if (down) return Promise.reject(down);
     const id = nextId++;
+    if (name === 'cancel') inFlight.delete(channel); else inFlight.set(channel, id);
     return new Promise((resolve, reject) => {
-      pending.set(id, { resolve, reject, ...handlers });
+      pending.set(id, { resolve, reject, channel, name, ...handlers });
       performance.mark('attnlab:posted', { detail: id });  // marks for DevTools and the benchmark
       worker.postMessage({ id, channel, name, params });
     });
   };
+  // A light request on the page's engine: run to its end at once (a light run reports no progress
+  // worth showing). A trap inside its wasm retires the page's engine: the worker takes every run.
+  function runLocal(channel, name, params, onTiming) {
+    if (inFlight.has(channel)) post(channel, 'cancel', null);
+    const t0 = performance.now();
+    try {
+      const it = local.experiments[name](local.engine, params);
+      let s = it.next();
+      while (!s.done) s = it.next();
+      const ms = performance.now() - t0;
+      costs.set(name, ms);
+      onTiming?.(ms);
+      return Promise.resolve(s.value);
+    } catch (err) {
+      if (err instanceof WebAssembly.RuntimeError) local = null;
+      return Promise.reject(err);
+    }
+  }
+  // loaded once the worker's engine started; without it (it failed) the worker does all
+  if (loadLocal) ready.then(loadLocal).then((l) => { local = l; performance.mark('attnlab:page-engine'); }, () => {});
+
   return {
     ready,
-    run: (name, params, { channel = name, onProgress, onTiming } = {}) => post(channel, name, params, { onProgress, onTiming }),
+    run: (name, params, { channel = name, onProgress, onTiming } = {}) =>
+      (local && !down && costs.get(name) < LIGHT_MS && local.experiments[name]
+        ? runLocal(channel, name, params, onTiming)
+        : post(channel, name, params, { onProgress, onTiming })),
     cancel: (channel) => post(channel, 'cancel', null),
   };
 }

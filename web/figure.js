@@ -97,7 +97,10 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
         if (pending.has(ch)) drop(ch);  // an older request must not draw over this
         return Promise.resolve(last.get(ch).result);
       }
+      // an older request still out draws nothing: the worker supersedes it, but an answer computed
+      // on the page's engine (engine-client.js) comes before it
       const request = { dropped: false };
+      if (pending.has(ch)) pending.get(ch).dropped = true;
       pending.set(ch, request);
       const settle = () => { if (pending.get(ch) === request) pending.delete(ch); };
       return client.run(name, params, { ...opts, channel: ch,

@@ -4,6 +4,7 @@
 import katex from 'katex';
 import 'katex/dist/katex.min.css';
 import { connectEngine } from './engine-client.js';
+import { loadLocalEngine } from './local-engine.js';
 import { parseParams, toSearch } from './controls.js';
 import { mountFigure } from './figure.js';
 import { steps } from './steps/index.js';
@@ -31,6 +32,7 @@ function buildNav() {
 
 const status = document.getElementById('engine-status');
 const client = connectEngine({
+  local: loadLocalEngine,
   onRestart: (reason, count, up) => {
     status.dataset.state = 'error';
     status.textContent = up

@@ -11,12 +11,16 @@ const { connectEngine } = await import('../../web/engine-client.js');
 class FakeWorker {
   static made = [];
   constructor() { this.terminated = false; FakeWorker.made.push(this); queueMicrotask(() => this.onmessage({ data: { ready: true, simd: true, arch: 'fake' } })); }
-  postMessage({ id, name, params }) {
+  postMessage({ id, channel, name, params }) {
     queueMicrotask(() => {
       if (this.terminated) return;
       if (name === 'trap') this.onmessage({ data: { id, error: { name: 'RuntimeError', message: 'memory access out of bounds', fatal: true } } });
-      else if (name === 'cancel') this.onmessage({ data: { id, superseded: true } });
-      else if (name === 'never') { /* a run in flight */ } else this.onmessage({ data: { id, result: { echo: params, worker: FakeWorker.made.indexOf(this) }, ms: 1 } });
+      else if (name === 'cancel') {
+        // as web/worker.js: the run on the channel, then the cancel itself, are answered superseded
+        if (this.running?.channel === channel) this.onmessage({ data: { id: this.running.id, superseded: true } });
+        this.onmessage({ data: { id, superseded: true } });
+      } else if (name === 'never') this.running = { id, channel };  // a run in flight
+      else this.onmessage({ data: { id, result: { echo: params, worker: FakeWorker.made.indexOf(this) }, ms: name === 'slow' ? 5 : 1 } });
     });
   }
   terminate() { this.terminated = true; }
@@ -65,5 +69,65 @@ describe('engine-client', () => {
     for (let i = 0; i < 6; i++) await c.run('trap', {}).catch(() => {});
     expect(heard).toEqual([true, true, true, true, true, false]);
     await expect(c.run('ok', {})).rejects.toMatchObject({ code: 'ENGINE_DOWN' });
+  });
+});
+
+// The page's own engine for light requests (local-engine.js in the page), stood in for by
+// generator experiments that record their calls.
+describe('engine-client with a page engine', () => {
+  const withPageEngine = (calls) => ({
+    start,
+    local: async () => ({ engine: { page: true }, experiments: {
+      ok: function* (engine, params) { calls.push(params); return { echo: params, page: engine.page }; },
+      slow: function* () { calls.push('slow'); return {}; },
+      boom: function* () { throw new WebAssembly.RuntimeError('unreachable'); },
+    } }),
+  });
+  const loaded = async (c) => { await c.ready; await new Promise((r) => setTimeout(r, 0)); };
+
+  it('an experiment the worker answered within 2 ms is computed next on the page, in the calling task; a heavier one stays in the worker', async () => {
+    FakeWorker.made = [];
+    const calls = [];
+    const c = connectEngine(withPageEngine(calls));
+    await loaded(c);
+    expect((await c.run('ok', { x: 1 })).worker).toBe(0);  // no cost known yet: the worker
+    const timed = [];
+    const next = c.run('ok', { x: 2 }, { onTiming: (ms) => timed.push(ms) });
+    expect(calls).toEqual([{ x: 2 }]);  // already computed when run() returns
+    expect(await next).toEqual({ echo: { x: 2 }, page: true });
+    expect(timed).toHaveLength(1);
+    await c.run('slow', {});
+    await c.run('slow', {});
+    expect(calls).toEqual([{ x: 2 }]);  // 5 ms in the worker: never on the page
+  });
+
+  it('a light request on the page cancels the run in flight on its channel', async () => {
+    FakeWorker.made = [];
+    const c = connectEngine(withPageEngine([]));
+    await loaded(c);
+    await c.run('ok', {});
+    const older = c.run('never', {}, { channel: 'fig' });
+    expect(await c.run('ok', { y: 1 }, { channel: 'fig' })).toMatchObject({ page: true });
+    expect(await older).toBeNull();
+  });
+
+  it('a trap inside the page engine rejects that run and retires the page engine: the worker takes the next', async () => {
+    FakeWorker.made = [];
+    const calls = [];
+    const c = connectEngine(withPageEngine(calls));
+    await loaded(c);
+    await c.run('boom', {});  // answered by the worker in 1 ms
+    await c.run('ok', {});
+    await expect(c.run('boom', {})).rejects.toThrow(/unreachable/);
+    expect((await c.run('ok', { z: 1 })).worker).toBe(0);
+    expect(calls).toEqual([]);
+  });
+
+  it('a page engine that fails to load leaves every run to the worker', async () => {
+    FakeWorker.made = [];
+    const c = connectEngine({ start, local: async () => { throw new Error('no wasm here'); } });
+    await loaded(c);
+    await c.run('ok', {});
+    expect((await c.run('ok', {})).worker).toBe(0);
   });
 });

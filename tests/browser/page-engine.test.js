@@ -1,0 +1,49 @@
+// Light requests on the page's own engine (web/local-engine.js, web/engine-client.js): once it has
+// loaded, a change whose experiment the worker answered in under 2 ms is computed on the page,
+// with no request to the worker, and gives the worker's numbers; a heavy one still goes to the
+// worker. The single-file build has no page engine (tests/browser/embed.test.js opens it).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readouts, startHarness, waitForUpdates } from './harness.js';
+
+let h;
+beforeAll(async () => { h = await startHarness(); });
+afterAll(async () => { await h?.close(); });
+
+const posted = (page) => page.evaluate(() => performance.getEntriesByName('attnlab:posted').length);
+const updates = (page, id) => page.$eval(`#${id} figure.live`, (f) => Number(f.dataset.updates));
+
+async function setSeed(page, id, seed) {
+  const n = await updates(page, id);
+  await page.fill(`#${id} input[name="seed"]`, String(seed));
+  await page.dispatchEvent(`#${id} input[name="seed"]`, 'change');
+  await waitForUpdates(page, id, n + 1);
+}
+
+describe('the page engine', () => {
+  it('answers a light change with no request to the worker, with the numbers the worker gives', async () => {
+    const { page, errors, close } = await h.open('?step=setup&seed=1');
+    await page.locator('#setup figure.live').scrollIntoViewIfNeeded();
+    await waitForUpdates(page, 'setup', 1);
+    const fromWorker = await readouts(page, 'setup');  // the first run of an experiment: the worker
+    await page.waitForFunction(() => performance.getEntriesByName('attnlab:page-engine').length > 0, null, { timeout: 30000 });
+    await setSeed(page, 'setup', 2);
+    const before = await posted(page);
+    await setSeed(page, 'setup', 1);
+    expect(await posted(page)).toBe(before);  // computed on the page
+    expect(await readouts(page, 'setup')).toEqual(fromWorker);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('leaves a heavy sweep to the worker', async () => {
+    const { page, errors, close } = await h.open('?step=dot-variance&seed=1');
+    await page.locator('#dot-variance figure.live').scrollIntoViewIfNeeded();
+    await waitForUpdates(page, 'dot-variance', 1);
+    await page.waitForFunction(() => performance.getEntriesByName('attnlab:page-engine').length > 0, null, { timeout: 30000 });
+    const before = await posted(page);
+    await setSeed(page, 'dot-variance', 2);  // the d_k sweep: 10⁵ and more normals, tens of ms
+    expect(await posted(page)).toBeGreaterThan(before);
+    expect(errors).toEqual([]);
+    await close();
+  });
+});

@@ -1,0 +1,24 @@
+// The page's own engine, for light requests (web/engine-client.js): a second instance of the same
+// module on the main thread, loaded once the worker's engine has started. A request the worker
+// answered in under a millisecond or two is then computed in the task that asked for it, so its
+// figure is drawn in the frame the reader's input schedules, not after it (the worker's answer
+// waits for that frame: ~8–10 ms here, docs/PERFORMANCE.md). Heavy runs stay in the worker.
+// (The single-file build swaps this module for local-engine-none.js: its one engine is inlined
+// in the worker, and a second copy of the wasm would double the file.)
+import { WARM_UP } from './warm-up.js';
+
+const idle = () => new Promise((res) => requestIdleCallback(res, { timeout: 2000 }));
+
+export async function loadLocalEngine() {
+  // a page in an opaque origin (a sandboxed iframe) would fetch the wasm cross-origin: the worker only
+  if (self.origin === 'null') throw new Error('no local engine in an opaque origin');
+  const [{ createEngine }, { experiments }] = await Promise.all([import('./engine.js'), import('./experiments/index.js')]);
+  const engine = await createEngine();
+  // the worker's warm-up (web/warm-up.js), one call per idle period: a cold engine's first light
+  // run takes 10–20 ms, which would send the next one back to the worker
+  for (const call of WARM_UP) {
+    await idle();
+    try { call(engine); } catch { /* as in the worker: a warm-up is never worth an error */ }
+  }
+  return { engine, experiments };
+}
