@@ -29,11 +29,19 @@ await page.evaluate(() => document.querySelector('figure.live')?.scrollIntoView(
 await page.waitForFunction(() => document.querySelector('figure.live[data-state="ready"]'), null, { timeout: 30000 });
 const firstFigureMs = Math.round(await page.evaluate(() => performance.now()));
 
-let gz = 0, fonts = 0;
-for (const [url, r] of responses) {
-  const n = gzipSync(await r.body()).length;
-  if (/\.(woff2?|ttf)$/.test(url)) fonts += n; else gz += n;
-}
+const sizes = async () => {
+  let code = 0, woff = 0;
+  for (const [url, r] of responses) {
+    const n = gzipSync(await r.body()).length;
+    if (/\.(woff2?|ttf)$/.test(url)) woff += n; else code += n;
+  }
+  return [code, woff];
+};
+const [gz, fonts] = await sizes();
+// and all it loads once settled: the page's own engine for light requests (web/local-engine.js)
+// comes after the worker's, its code fetched then (its wasm is the worker's, one URL)
+await page.waitForFunction(() => performance.getEntriesByName('attnlab:page-engine').length > 0, null, { timeout: 30000 }).catch(() => {});
+const [gzAll] = await sizes();
 
 const steps = (await page.$$eval('main section[id]', (ss) => ss.filter((s) => s.querySelector('figure.live')).map((s) => s.id)))
   .filter((id) => !only || only.includes(id));
@@ -56,9 +64,9 @@ for (const id of steps) {
 await browser.close();
 await server.close();
 
-if (process.argv.includes('--json')) console.log(JSON.stringify({ gzipBytes: gz, fontBytes: fonts, firstFigureMs, rows }, null, 2));
+if (process.argv.includes('--json')) console.log(JSON.stringify({ gzipBytes: gz, gzipBytesSettled: gzAll, fontBytes: fonts, firstFigureMs, rows }, null, 2));
 else {
-  console.log(`page transfer size: ${(gz / 1024).toFixed(0)} KiB gzipped before fonts (+${(fonts / 1024).toFixed(0)} KiB of woff2 fonts); first interactive figure after ${firstFigureMs} ms`);
+  console.log(`page transfer size: ${(gz / 1024).toFixed(0)} KiB gzipped before fonts up to the first figure, ${(gzAll / 1024).toFixed(0)} KiB once settled (+${(fonts / 1024).toFixed(0)} KiB of woff2 fonts); first interactive figure after ${firstFigureMs} ms`);
   console.log(`input → figure recomputed and redrawn in headless Chromium, default sizes, ${rounds} changes per control (ms):`);
   console.log(`  ${'step'.padEnd(22)} ${'control'.padEnd(12)} ${'median'.padStart(7)} ${'p95'.padStart(7)}   engine    draw`);
   for (const r of rows) console.log(`  ${r.step.padEnd(22)} ${r.control.padEnd(12)} ${r.median.toFixed(1).padStart(7)} ${r.p95.toFixed(1).padStart(7)} ${r.engine.toFixed(1).padStart(8)} ${r.draw.toFixed(1).padStart(7)}${r.median > 16 ? '   over 16 ms' : ''}`);
