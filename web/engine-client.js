@@ -8,9 +8,11 @@
 // reader. After MAX_RESTARTS the engine stays down and every run fails with that reason.
 //
 // local: a loader of the page's own engine (local-engine.js), or null. Once it is loaded (after
-// the worker's engine started), a request for an experiment whose last run took under LIGHT_MS
-// is computed on the spot, in the task that made it: it resolves before the browser renders the
-// reader's input, with no round trip. The run in flight on its channel, if any, is cancelled.
+// the worker's engine started), a request whose last run at the same sizes (the same parameters
+// but the seed) took under LIGHT_MS is computed on the spot, in the task that made it: it
+// resolves before the browser renders the reader's input, with no round trip. The run in flight
+// on its channel, if any, is cancelled. Sizes never measured go to the worker first: the main
+// thread never meets a heavy run it did not expect (a slider moved to 10⁵ rows, say).
 import { startWorker } from './worker-start.js';
 
 const MAX_RESTARTS = 5;
@@ -19,7 +21,8 @@ const LIGHT_MS = 2;
 export function connectEngine({ start = startWorker, onRestart, local: loadLocal = null } = {}) {
   const pending = new Map();
   const inFlight = new Map();  // channel → id of its request in the worker
-  const costs = new Map();     // experiment → ms its last run took
+  const costs = new Map();     // sizes (below) → ms its last run took
+  const sizes = (name, params) => `${name} ${JSON.stringify(params, (k, v) => (k === 'seed' ? undefined : v))}`;
   let local = null;
   let nextId = 1, worker = null, restarts = 0, started = false, down = null;
   let resolveReady, rejectReady;
@@ -58,7 +61,7 @@ export function connectEngine({ start = startWorker, onRestart, local: loadLocal
     performance.mark('attnlab:received', { detail: data.id });
     pending.delete(data.id);
     if (inFlight.get(p.channel) === data.id) inFlight.delete(p.channel);
-    if ('ms' in data) costs.set(p.name, data.ms);
+    if ('ms' in data) costs.set(p.sizes, data.ms);
     if (data.superseded) p.resolve(null);
     else if (data.error) {
       p.reject(Object.assign(new Error(data.error.message), data.error));
@@ -81,7 +84,7 @@ export function connectEngine({ start = startWorker, onRestart, local: loadLocal
     const id = nextId++;
     if (name === 'cancel') inFlight.delete(channel); else inFlight.set(channel, id);
     return new Promise((resolve, reject) => {
-      pending.set(id, { resolve, reject, channel, name, ...handlers });
+      pending.set(id, { resolve, reject, channel, sizes: sizes(name, params), ...handlers });
       performance.mark('attnlab:posted', { detail: id });  // marks for DevTools and the benchmark
       worker.postMessage({ id, channel, name, params });
     });
@@ -96,7 +99,7 @@ export function connectEngine({ start = startWorker, onRestart, local: loadLocal
       let s = it.next();
       while (!s.done) s = it.next();
       const ms = performance.now() - t0;
-      costs.set(name, ms);
+      costs.set(sizes(name, params), ms);
       onTiming?.(ms);
       return Promise.resolve(s.value);
     } catch (err) {
@@ -110,7 +113,7 @@ export function connectEngine({ start = startWorker, onRestart, local: loadLocal
   return {
     ready,
     run: (name, params, { channel = name, onProgress, onTiming } = {}) =>
-      (local && !down && costs.get(name) < LIGHT_MS && local.experiments[name]
+      (local && !down && costs.get(sizes(name, params)) < LIGHT_MS && local.experiments[name]
         ? runLocal(channel, name, params, onTiming)
         : post(channel, name, params, { onProgress, onTiming })),
     cancel: (channel) => post(channel, 'cancel', null),

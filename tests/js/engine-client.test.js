@@ -85,29 +85,30 @@ describe('engine-client with a page engine', () => {
   });
   const loaded = async (c) => { await c.ready; await new Promise((r) => setTimeout(r, 0)); };
 
-  it('an experiment the worker answered within 2 ms is computed next on the page, in the calling task; a heavier one stays in the worker', async () => {
+  it('a request the worker answered within 2 ms at these sizes is computed next on the page, in the calling task; other sizes and heavier ones go to the worker', async () => {
     FakeWorker.made = [];
     const calls = [];
     const c = connectEngine(withPageEngine(calls));
     await loaded(c);
-    expect((await c.run('ok', { x: 1 })).worker).toBe(0);  // no cost known yet: the worker
+    expect((await c.run('ok', { x: 1, seed: 1 })).worker).toBe(0);  // no cost known yet: the worker
     const timed = [];
-    const next = c.run('ok', { x: 2 }, { onTiming: (ms) => timed.push(ms) });
-    expect(calls).toEqual([{ x: 2 }]);  // already computed when run() returns
-    expect(await next).toEqual({ echo: { x: 2 }, page: true });
+    const next = c.run('ok', { x: 1, seed: 2 }, { onTiming: (ms) => timed.push(ms) });
+    expect(calls).toEqual([{ x: 1, seed: 2 }]);  // already computed when run() returns
+    expect(await next).toEqual({ echo: { x: 1, seed: 2 }, page: true });
     expect(timed).toHaveLength(1);
+    expect((await c.run('ok', { x: 2, seed: 2 })).worker).toBe(0);  // sizes never measured
     await c.run('slow', {});
     await c.run('slow', {});
-    expect(calls).toEqual([{ x: 2 }]);  // 5 ms in the worker: never on the page
+    expect(calls).toEqual([{ x: 1, seed: 2 }]);  // 5 ms in the worker: never on the page
   });
 
   it('a light request on the page cancels the run in flight on its channel', async () => {
     FakeWorker.made = [];
     const c = connectEngine(withPageEngine([]));
     await loaded(c);
-    await c.run('ok', {});
+    await c.run('ok', { seed: 1 });
     const older = c.run('never', {}, { channel: 'fig' });
-    expect(await c.run('ok', { y: 1 }, { channel: 'fig' })).toMatchObject({ page: true });
+    expect(await c.run('ok', { seed: 2 }, { channel: 'fig' })).toMatchObject({ page: true });
     expect(await older).toBeNull();
   });
 
