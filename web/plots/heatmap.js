@@ -139,15 +139,17 @@ export function showHeatmap(container, options, ...after) {
 // [−e, e] has the colours of the unit scale, [0, 1] or [−1, 1], at x/e: its legend is the unit
 // legend, built once per colours, label and width, with ticks at fixed fractions of e whose text
 // says f·e. So a redraw whose scale ends elsewhere (a new seed) rewrites five labels.
-//   unit domain [0, 1]: ticks 0, ½, 1;  [−1, 1]: −1, −½, 0, ½, 1;  any other domain: its own legend
+//   unit domain [0, 1]: ticks 0, ½, 1;  [−1, 1]: −1, −½, 0, ½, 1;  any other domain (or an end
+//   that is not a nice number): its own legend
 const legends = new Map();  // key → SVG, the last few
 const legendShown = new WeakMap();  // legend in a page → its key: a redraw with that key keeps it
 const FRACTIONS = { '0,1': [0, 0.5, 1], '-1,1': [-1, -0.5, 0, 0.5, 1] };
-// { color: the unit scale, end: e, ticks: the fractions } for a scale on [0, e] or [−e, e];
-// { color, end: 1 } for any other
+// { color: the unit scale, end: e, ticks: the fractions } for a scale on [0, e] or [−e, e] with
+// e a nice number (its halves read well: 0.125, 0.75, 1.25); { color, end: 1 } for any other,
+// whose legend has Plot's own ticks
 function unitOf(color) {
   const [lo, hi] = [color.domain[0], color.domain.at(-1)];
-  if (!(hi > 0 && (lo === 0 || lo === -hi))) return { color, end: 1 };
+  if (!(hi > 0 && (lo === 0 || lo === -hi)) || Math.abs(niceCeil(hi) - hi) > 1e-12 * hi) return { color, end: 1 };
   const domain = [lo / hi, 1];
   return { color: { ...color, domain }, end: hi, ticks: FRACTIONS[domain] };
 }
