@@ -20,7 +20,6 @@ const LIGHT_MS = 2;
 
 export function connectEngine({ start = startWorker, onRestart, local: loadLocal = null } = {}) {
   const pending = new Map();
-  const inFlight = new Map();  // channel → id of its request in the worker
   const costs = new Map();     // sizes (below) → ms its last run took
   const sizes = (name, params) => `${name} ${JSON.stringify(params, (k, v) => (k === 'seed' ? undefined : v))}`;
   let local = null;
@@ -60,7 +59,6 @@ export function connectEngine({ start = startWorker, onRestart, local: loadLocal
     if ('progress' in data) { p.onProgress?.(data.progress, data.partial); return; }
     performance.mark('attnlab:received', { detail: data.id });
     pending.delete(data.id);
-    if (inFlight.get(p.channel) === data.id) inFlight.delete(p.channel);
     if ('ms' in data) costs.set(p.sizes, data.ms);
     if (data.superseded) p.resolve(null);
     else if (data.error) {
@@ -82,7 +80,6 @@ export function connectEngine({ start = startWorker, onRestart, local: loadLocal
   const post = (channel, name, params, handlers = {}) => {
     if (down) return Promise.reject(down);
     const id = nextId++;
-    if (name === 'cancel') inFlight.delete(channel); else inFlight.set(channel, id);
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject, channel, sizes: sizes(name, params), ...handlers });
       performance.mark('attnlab:posted', { detail: id });  // marks for DevTools and the benchmark
@@ -92,7 +89,7 @@ export function connectEngine({ start = startWorker, onRestart, local: loadLocal
   // A light request on the page's engine: run to its end at once (a light run reports no progress
   // worth showing). A trap inside its wasm retires the page's engine: the worker takes every run.
   function runLocal(channel, name, params, onTiming) {
-    if (inFlight.has(channel)) post(channel, 'cancel', null);
+    if ([...pending.values()].some((p) => p.channel === channel)) post(channel, 'cancel', null);
     const t0 = performance.now();
     try {
       const it = local.experiments[name](local.engine, params);

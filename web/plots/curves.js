@@ -4,6 +4,7 @@
 //   refs:   [{ name, points: [{ x, y }] } | { name, y }] dashed reference curves or levels
 import * as Plot from '@observablehq/plot';
 import { fmtInt } from '../format.js';
+import { hasBar } from './move-marks.js';
 import { SERIES_COLORS, plot } from './style.js';
 
 // Ticks for a log axis: the powers of 10 in [lo, hi], with 2× and 5× when that spans at most two
@@ -30,7 +31,7 @@ export function curvesPlot({ series, refs = [], xLabel, yLabel, xLog = false, yL
     else marks.push(Plot.line(r.points, { x: 'x', y: 'y', stroke: 'currentColor', strokeOpacity: 0.55, strokeDasharray: '4,3' }),
       Plot.text(r.points.slice(-1), { x: 'x', y: 'y', text: () => r.name, dx: -4, dy: -8, textAnchor: 'end', fill: 'currentColor', fillOpacity: 0.8 }));
   }
-  const withBars = rows.filter((p) => p.lo !== undefined && p.hi !== undefined);
+  const withBars = rows.filter(hasBar);
   marks.push(
     Plot.ruleX(withBars, { x: 'x', y1: 'lo', y2: 'hi', stroke: 'series', strokeWidth: 1.5 }),
     Plot.line(rows, { x: 'x', y: 'y', stroke: 'series', strokeWidth: 2 }),

@@ -9,6 +9,9 @@
 // or a value has no finite position (a gap, or a value ≤ 0 on a log axis: Plot would leave it out).
 import { setIf } from '../morph.js';
 
+// a point drawn with an interval bar
+export const hasBar = (p) => p.lo !== undefined && p.hi !== undefined;
+
 const finite = (cs) => cs.every((c) => c.every(Number.isFinite));
 
 // Prepares the moves of one redraw and applies them only if every one can be made.

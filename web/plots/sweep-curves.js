@@ -7,7 +7,7 @@
 //   colors: one colour per series (default: SERIES_COLORS in order)
 import * as Plot from '@observablehq/plot';
 import { chart, recentNodes, showPatched } from '../morph.js';
-import { moveMarks } from './move-marks.js';
+import { hasBar, moveMarks } from './move-marks.js';
 import { SERIES_COLORS, plot } from './style.js';
 
 // Labels drawn over the curves keep a rim of the figure's background, in either theme.
@@ -46,7 +46,7 @@ export function sweepCurvesPlot({ series, refs = [], marker, xLabel, yLabel, xLo
     Plot.ruleX([marker.x], { stroke: 'currentColor', strokeOpacity: 0.7, strokeDasharray: '2,3' }),
     Plot.text([marker.x], { x: (d) => d, frameAnchor: 'top', text: () => marker.label, dy: -12, fill: 'currentColor', fontWeight: 600, ...HALO }),
   );
-  const withBars = rows.filter((p) => p.lo !== undefined && p.hi !== undefined);
+  const withBars = rows.filter(hasBar);
   marks.push(
     Plot.ruleX(withBars, { x: 'x', y1: 'lo', y2: 'hi', stroke: 'series', strokeWidth: 1.5 }),
     Plot.line(rows, { x: 'x', y: 'y', stroke: 'series', strokeWidth: 2 }),
@@ -102,7 +102,7 @@ export function showSweepCurves(container, { marker, ...options }, ...after) {
 function layoutOf(options) {
   if (!options.yDomain) return null;
   return JSON.stringify({ ...options, series: options.series.map(({ name, points }) =>
-    [name, points.map((p) => [p.x, p.lo !== undefined && p.hi !== undefined])]) });
+    [name, points.map((p) => [p.x, hasBar(p)])]) });
 }
 
 // Plot's marks for the series, redrawn for new y values through the same scales (the layout is
@@ -112,7 +112,7 @@ function moveCurves(svg, { x, y }, series) {
   const dots = svg?.querySelector(':scope > g[aria-label="dot"]');
   const lines = dots?.previousElementSibling;
   const points = series.flatMap((s) => s.points);
-  const bars = points.filter((p) => p.lo !== undefined && p.hi !== undefined);
+  const bars = points.filter(hasBar);
   const rules = bars.length ? lines?.previousElementSibling : null;
   if (!dots || lines?.getAttribute('aria-label') !== 'line' || lines.childElementCount !== series.length ||
     (bars.length && rules?.getAttribute('aria-label') !== 'rule')) return false;

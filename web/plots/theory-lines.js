@@ -6,7 +6,7 @@
 //   hrules:   [{ y, label }]   vrules: [{ x, label }]     thin dashed rules in the text colour
 import * as Plot from '@observablehq/plot';
 import { chart, showPatched } from '../morph.js';
-import { moveMarks } from './move-marks.js';
+import { hasBar, moveMarks } from './move-marks.js';
 import { SERIES_COLORS, plot } from './style.js';
 
 // Log-axis tick labels as plain numbers (0.25, 4, 1024), never SI prefixes (250m, 1k). With base 2
@@ -33,7 +33,7 @@ export function theoryPlot({ measured = [], lines = [], hrules = [], vrules = []
   lines.forEach((l, i) => marks.push(Plot.line(l.points, { x: 'x', y: 'y', stroke: () => l.name, strokeWidth: 2,
     strokeDasharray: DASHES[i % DASHES.length], clip: true })));
   for (const m of measured) {
-    const bars = m.points.filter((p) => p.lo !== undefined && p.hi !== undefined);
+    const bars = m.points.filter(hasBar);
     marks.push(
       Plot.ruleX(bars, { x: 'x', y1: 'lo', y2: 'hi', stroke: () => m.name, strokeWidth: 2 }),
       Plot.dot(m.points, { x: 'x', y: 'y', fill: () => m.name, r: 3.5, stroke: 'var(--panel, white)', strokeWidth: 1 }),
@@ -69,8 +69,6 @@ export function showTheory(container, options, ...after) {
   }, ...after);
   drawn.set(container, { ...now, key, layout });
 }
-
-const hasBar = (p) => p.lo !== undefined && p.hi !== undefined;
 
 // All that fixes the plot's axes and elements, the y values and the description apart; null when
 // the y domain follows the data (or the description follows the names).
