@@ -138,8 +138,21 @@ function moveMarker(node, { x, y }, marker) {
   const [line, label] = g.children;
   const px = String(Math.round(x.apply(marker.x) * 10) / 10), [y0, y1] = y.range;
   for (const [a, v] of [['x1', px], ['x2', px], ['y1', y0], ['y2', y1]]) line.setAttribute(a, v);
-  label.setAttribute('x', px);
-  label.setAttribute('y', String(Math.min(y0, y1) - 12));
+  // Centred above the frame, in the row of the y axis's label (at the chart's left edge); a
+  // marker near the left edge whose label would run into it puts its label inside the frame's
+  // top, right of its line. Widths from a canvas (no layout): 12px, as plot.css sets.
+  const yLabel = svg.querySelector(':scope > g[aria-label="y-axis label"]')?.textContent ?? '';
+  const inside = Number(px) - textWidth(marker.label, 600) / 2 < textWidth(yLabel, 400) + 10;
+  label.setAttribute('x', inside ? String(Number(px) + 5) : px);
+  label.setAttribute('y', String(Math.min(y0, y1) + (inside ? 10 : -12)));
+  label.classList.toggle('inside', inside);
   if (label.textContent !== marker.label) label.textContent = marker.label;
   g.setAttribute('aria-label', `marker: ${marker.label}`);
+}
+
+let measure = null;
+function textWidth(text, weight) {
+  measure ??= document.createElement('canvas').getContext('2d');
+  measure.font = `${weight} 12px system-ui, sans-serif`;
+  return measure.measureText(text).width;
 }

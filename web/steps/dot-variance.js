@@ -1,9 +1,11 @@
 // (eq:dot-variance) Var(q·k) = d_k, and q·k/√d_k has variance 1, measured by sampling: histograms
 // at the chosen d_k, and a sweep of the variance over d_k = 1 … 4096.
 import { normalPdf, showHistogram } from '../plots/histogram.js';
-import { curvesPlot } from '../plots/curves.js';
+import { showSweepCurves } from '../plots/sweep-curves.js';
+import { niceCeil, powerDomain } from '../plots/style.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
 import { dataTable, el, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
+import { DK_TICKS, marker } from './softmax-saturation.js';
 import './dot-variance.css';
 
 export const id = 'dot-variance';
@@ -44,23 +46,32 @@ export function mount(figure, { run }) {
     return inVar;
   }
 
-  function drawSweep(sweep) {
+  // The sweep's axes hold every seed's points (checked over 200 seeds: the intervals of
+  // Var(q·k) span 0.82 … 8257, those of Var(q·k)/d_k 0.29 … 2.15), so a new seed moves the points
+  // in place through the same scales; the rare seed outside widens them. The marker is the
+  // histograms' d_k, moved on its own.
+  function drawSweep(sweep, dk) {
     const { points } = sweep;
     const rawPoints = points.map((p) => ({ x: p.dk, y: p.variance, lo: p.varianceCI[0], hi: p.varianceCI[1] }));
     const unitPoints = points.map((p) => ({ x: p.dk, y: p.variance / p.dk, lo: p.varianceCI[0] / p.dk, hi: p.varianceCI[1] / p.dk }));
-    show(sweepRaw, curvesPlot({
+    const here = marker(dk);
+    showSweepCurves(sweepRaw, {
       // (a series name must not start with "Var(": Observable Plot would read it as a CSS var() colour)
       series: [{ name: 'measured variance of q·k', points: rawPoints }],
-      refs: [{ name: 'y = dₖ', points: points.map((p) => ({ x: p.dk, y: p.dk })) }],
-      xLabel: 'dₖ', yLabel: 'variance of q·k', xLog: true, yLog: true, width: 460, height: 280,
+      refs: [{ name: 'y = dₖ', points: points.map((p) => ({ x: p.dk, y: p.dk })) }], marker: here, xTicks: DK_TICKS,
+      xLabel: 'dₖ', yLabel: 'variance of q·k', yLog: true, yDomain: powerDomain([0.5, 16384, ...rawPoints.flatMap((p) => [p.lo, p.hi])], 2),
+      width: 460, height: 280,
       ariaLabel: `Log–log plot of the measured variance of q·k against d_k from 1 to 4096, with 95% interval bars and the line y = d_k`,
-    }));
-    show(sweepScaled, curvesPlot({
+    });
+    showSweepCurves(sweepScaled, {
       series: [{ name: 'measured variance of q·k/√dₖ', points: unitPoints }],
-      refs: [{ name: 'y = 1', y: 1 }],
-      xLabel: 'dₖ', yLabel: 'variance of q·k/√dₖ', xLog: true, width: 460, height: 280,
+      refs: [{ name: 'y = 1', y: 1 }], marker: here, xTicks: DK_TICKS,
+      xLabel: 'dₖ', yLabel: 'variance of q·k/√dₖ', yDomain: [0, Math.max(2, niceCeil(Math.max(...unitPoints.map((p) => p.hi))))],
+      width: 460, height: 280,
       ariaLabel: `The measured variance of q·k/√d_k against d_k from 1 to 4096 on a log axis, with 95% interval bars and the level y = 1`,
-    }));
+    });
+    if (sweep === drawnSweep) return;  // the note and the table depend on the seed only
+    drawnSweep = sweep;
     const misses = points.filter((p) => !inside(p.varianceCI, p.dk)).length;
     const at = (d) => points.find((p) => p.dk === d).count;
     sweepNote.textContent =
@@ -101,7 +112,7 @@ export function mount(figure, { run }) {
       const sd = Math.sqrt(dk);
       const okRaw = draw(raw, r.raw, sd, 'q·k', `N(0, ${dk})`, dk);
       const okScaled = draw(scaled, r.scaled, 1, 'q·k/√dₖ', 'N(0, 1)', 1);
-      if (sweep !== drawnSweep) { drawSweep(sweep); drawnSweep = sweep; }  // it depends on the seed only
+      drawSweep(sweep, dk);  // a new d_k on the same sweep moves its marker only
       setTex(formula, String.raw`\operatorname{Var}(q\cdot k)=d_k=${dk}\;\to\;\text{measured }${fmt(r.raw.variance, 4)},` +
         String.raw`\qquad \sigma=\sqrt{${dk}}=${exact(sd)}\;\to\;${fmt(Math.sqrt(r.raw.variance), 4)},` +
         String.raw`\qquad \operatorname{Var}\!\big(q\cdot k/\sqrt{d_k}\big)=1\;\to\;${fmt(r.scaled.variance, 4)}`);
