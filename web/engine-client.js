@@ -16,7 +16,10 @@
 import { startWorker } from './worker-start.js';
 
 const MAX_RESTARTS = 5;
-const LIGHT_MS = 2;
+// Under ~6 ms a run on the page ends before the worker's answer could be handled: that answer
+// waits behind the frame the reader's input schedules (6–8 ms of paint and layout here). An A/B
+// of 33 controls (docs/PERFORMANCE.md): 2 ms → 6 ms took their median from 15.4 to 13.3 ms.
+const LIGHT_MS = 6;
 
 export function connectEngine({ start = startWorker, onRestart, local: loadLocal = null } = {}) {
   const pending = new Map();

@@ -20,7 +20,7 @@ class FakeWorker {
         if (this.running?.channel === channel) this.onmessage({ data: { id: this.running.id, superseded: true } });
         this.onmessage({ data: { id, superseded: true } });
       } else if (name === 'never') this.running = { id, channel };  // a run in flight
-      else this.onmessage({ data: { id, result: { echo: params, worker: FakeWorker.made.indexOf(this) }, ms: name === 'slow' ? 5 : 1 } });
+      else this.onmessage({ data: { id, result: { echo: params, worker: FakeWorker.made.indexOf(this) }, ms: name === 'slow' ? 9 : 1 } });
     });
   }
   terminate() { this.terminated = true; }
@@ -85,7 +85,7 @@ describe('engine-client with a page engine', () => {
   });
   const loaded = async (c) => { await c.ready; await new Promise((r) => setTimeout(r, 0)); };
 
-  it('a request the worker answered within 2 ms at these sizes is computed next on the page, in the calling task; other sizes and heavier ones go to the worker', async () => {
+  it('a request the worker answered within 6 ms at these sizes is computed next on the page, in the calling task; other sizes and heavier ones go to the worker', async () => {
     FakeWorker.made = [];
     const calls = [];
     const c = connectEngine(withPageEngine(calls));
@@ -99,7 +99,7 @@ describe('engine-client with a page engine', () => {
     expect((await c.run('ok', { x: 2, seed: 2 })).worker).toBe(0);  // sizes never measured
     await c.run('slow', {});
     await c.run('slow', {});
-    expect(calls).toEqual([{ x: 1, seed: 2 }]);  // 5 ms in the worker: never on the page
+    expect(calls).toEqual([{ x: 1, seed: 2 }]);  // 9 ms in the worker: never on the page
   });
 
   it('a light request on the page cancels the run in flight on its channel', async () => {
