@@ -12,7 +12,6 @@ export const id = 'temperature';
 const TAU_STOPS = Array.from({ length: 9 }, (_, i) => 2 ** ((i - 4) / 2));  // 1/4 … 4, half octaves
 const short = (t) => String(Number(t.toPrecision(3)));  // 0.5, 0.707, 1.41, 2
 const tauText = (t) => (t === 1 ? '√dₖ' : `${short(t)}√dₖ`);
-const tauTex = (t) => (t === 1 ? String.raw`\sqrt{d_k}` : String.raw`${short(t)}\sqrt{d_k}`);
 
 export const params = {
   tau: { kind: 'stops', values: TAU_STOPS, default: 1, label: 'τ / √dₖ', spoken: 'tau over root d k', format: short },
@@ -78,7 +77,7 @@ export function mount(figure, { run }) {
       fillTable(hPanel.table, head, rowsFor('entropy'));
 
       setTex(formula, String.raw`\begin{gathered}p=\operatorname{softmax}(s/\tau),\qquad \frac{dH}{d\tau}=\frac{\operatorname{Var}_{p}(s)}{\tau^{3}}\ \ge 0\\
-        \tau=${tauTex(tau)}=${tex(tau * root)}:\quad \overline{\max_j p_j}=${tex(r.maxWeight.mean[i])},\ \ \overline{H(p)}=${tex(r.entropy.mean[i])}
+        \tau=${short(tau)}\cdot\sqrt{${dk}}=${tex(tau * root)}:\quad \overline{\max_j p_j}=${tex(r.maxWeight.mean[i])},\ \ \overline{H(p)}=${tex(r.entropy.mean[i])}
         \qquad(\tau=\sqrt{d_k}:\ ${tex(r.maxWeight.mean[i1])},\ ${tex(r.entropy.mean[i1])})\end{gathered}`, true);
 
       // The claim, measured: below √d_k the mean largest weight is higher and the mean entropy lower
