@@ -65,6 +65,31 @@ export function showPatched(container, patch, build, ...after) {
   return container.firstChild;
 }
 
+// A plot redrawn through its scales (plots/*.js): `drawn`, a WeakMap of the plot module, holds per
+// container what is there, { key, layout, node, scales }. That node stays when it shows `key` (all
+// the options; null: unknown, always move) already, and is moved when it has the same `layout` (all that fixes its axes and
+// elements; null: the axes follow the data, so new data is a new plot): move(node, scales) redraws
+// its marks, or returns false touching nothing. Else a node of this layout that the container
+// showed lately comes back, moved (takeBack: the module's recentNodes(), if any), or build() makes
+// one, whose scalesOf(node) the next move gets. Returns the node shown.
+export function showMoved(container, drawn, { key = null, layout = null, move, build, scalesOf, takeBack = null }, ...after) {
+  const d = drawn.get(container);
+  const keeps = (node, was) => (key !== null && was.key === key) || (layout !== null && was.layout === layout && move(node, was.scales));
+  let now = d;
+  const live = showPatched(container, (node) => node === d?.node && keeps(node, d), () => {
+    // recentNodes files a node under its layout, or under its key when the axes follow the data
+    const back = takeBack?.(container, d && { ...d, key: d.layout ?? d.key, full: d.key }, layout ?? key);
+    if (back && keeps(back.node, { ...back, key: back.full })) now = back;
+    else {
+      const node = build();
+      now = { node, scales: scalesOf(node) };
+    }
+    return now.node;
+  }, ...after);
+  drawn.set(container, { node: now.node, scales: now.scales, key, layout });
+  return live;
+}
+
 // Nodes that a container showed lately and dropped for others of another layout (a reader moving
 // n there and back: plots, data tables): takeBack = recentNodes(), then takeBack(container, old,
 // key) keeps `old` ({ key, node, … }: what is about to be replaced) and returns what it kept for

@@ -2,7 +2,7 @@
 // scaled). Pure: data in, SVG node out.
 //   categories: ['k₁', 'k₂', …];  series: [{ name, values: [...] }] with values per category
 import * as Plot from '@observablehq/plot';
-import { chart, recentNodes, setIf, showPatched } from '../morph.js';
+import { chart, recentNodes, setIf, showMoved } from '../morph.js';
 import { SERIES_COLORS, plot } from './style.js';
 
 export function barsPlot({ categories, series, yLabel = 'weight', yDomain = [0, 1], width = 640, height = 240, ariaLabel }) {
@@ -25,23 +25,18 @@ export function barsPlot({ categories, series, yLabel = 'weight', yDomain = [0, 
 // barY computes them: y = min(Y(0), Y(v)), height = |Y(v) − Y(0)|), ~0.1 ms instead of a Plot build.
 // Bars of another layout that the container showed lately (a reader moving n back) come back,
 // their bars moved; only a layout not seen lately is a Plot build.
-const drawn = new WeakMap();  // container → { key, y, node }: the layout drawn, the plot's y scale
+const drawn = new WeakMap();  // container → what showMoved drew (morph.js); scales: the plot's y scale
 const takeBack = recentNodes();  // layouts the container showed lately
 
 export function showBars(container, { ariaLabel, ...options }, ...after) {
-  const key = JSON.stringify({ ...options, series: options.series.map((x) => [x.name, x.values.length]) });
-  const d = drawn.get(container);
-  let now = d;
-  showPatched(container, (live) => live === d?.node && d.key === key && moveBars(chart(live), d.y, options, ariaLabel), () => {
-    const back = takeBack(container, d, key);
-    if (back && moveBars(chart(back.node), back.y, options, ariaLabel)) now = back;
-    else {
-      const node = barsPlot({ ...options, ariaLabel });
-      now = { key, y: node.scale('y'), node };
-    }
-    return now.node;
+  showMoved(container, drawn, {
+    key: JSON.stringify({ ...options, ariaLabel }),
+    layout: JSON.stringify({ ...options, series: options.series.map((x) => [x.name, x.values.length]) }),
+    move: (node, y) => moveBars(chart(node), y, options, ariaLabel),
+    build: () => barsPlot({ ...options, ariaLabel }),
+    scalesOf: (node) => node.scale('y'),
+    takeBack,
   }, ...after);
-  drawn.set(container, now);
 }
 
 // Sets each bar's top and height for the new values; false, touching nothing, if the bars drawn

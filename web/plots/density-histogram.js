@@ -7,7 +7,7 @@
 //   yLog: a log density axis, which shows the tails; bars with no samples are left out and the
 //         axis starts at half the density of a single sample
 import * as Plot from '@observablehq/plot';
-import { showPatched } from '../morph.js';
+import { showMoved } from '../morph.js';
 import { moveRects } from './rects.js';
 import { plot } from './style.js';
 
@@ -82,20 +82,19 @@ export function densityHistogramPlot(options) {
 // same axes, curves and bars (another seed or sample size of the same distribution, mostly): each
 // bar's top and height through the plot's y scale, as Plot's rectY computes them with inset 0.5
 // (y = min(Y(y1), Y(d)) + ½, height = max(0, |Y(y1) − Y(d)| − ½ − ½)), instead of a Plot build.
-const drawn = new WeakMap();  // container → { key, y }
+const drawn = new WeakMap();  // container → what showMoved drew (morph.js)
 
 export function showDensityHistogram(container, options, ...after) {
   const l = layout(options);
   const { counts, lo, hi, n, xLabel, yLog = false, width, height, ariaLabel, curves = [] } = options;
   const y1 = yLog ? l.floor : 0;
   // the same key, the same plot but for the bars' heights (and the sample count in the label)
-  const key = JSON.stringify({ lo, hi, xLabel, yLog, width, height, bins: counts.length, top: l.top,
-    curves: curves.map((c) => [c.name, !!c.dashed]), ...(yLog ? { n, present: l.bars.map((b) => b.x1) } : {}) });
-  const d = drawn.get(container);
-  showPatched(container, (live) => d?.key === key && moveBars(live, d.y, l.bars, y1, ariaLabel ?? defaultLabel(options)), () => {
-    const node = densityHistogramPlot({ ...options, layout: l });
-    drawn.set(container, { key, y: node.querySelector(':scope > svg')?.scale?.('y') });
-    return node;
+  showMoved(container, drawn, {
+    layout: JSON.stringify({ lo, hi, xLabel, yLog, width, height, bins: counts.length, top: l.top,
+      curves: curves.map((c) => [c.name, !!c.dashed]), ...(yLog ? { n, present: l.bars.map((b) => b.x1) } : {}) }),
+    move: (node, y) => moveBars(node, y, l.bars, y1, ariaLabel ?? defaultLabel(options)),
+    build: () => densityHistogramPlot({ ...options, layout: l }),
+    scalesOf: (node) => node.querySelector(':scope > svg')?.scale?.('y'),
   }, ...after);
 }
 

@@ -1,7 +1,7 @@
 // A histogram (as a density) with a reference density curve drawn over it.
 // Pure: data in, SVG node out.
 import * as Plot from '@observablehq/plot';
-import { showPatched } from '../morph.js';
+import { showMoved } from '../morph.js';
 import { moveRects } from './rects.js';
 import { plot } from './style.js';
 
@@ -41,17 +41,16 @@ export function histogramPlot(options) {
 
 // show(container, histogramPlot(options)), in place when the plot there has the same axes (the
 // same range and bins, and the same niced density axis): each bar moved through the y scale.
-const drawn = new WeakMap();  // container → { key, y }
+const drawn = new WeakMap();  // container → what showMoved drew (morph.js)
 
 export function showHistogram(container, options, ...after) {
   const l = layout(options);
   const { lo, hi, xLabel, curveLabel, counts, width, height } = options;
-  const key = JSON.stringify({ lo, hi, xLabel, curveLabel, width, height, bins: counts.length, top: l.top });
-  const d = drawn.get(container);
-  showPatched(container, (live) => d?.key === key && moveRects(live, d.y, 0, l.bars.map((b) => b.density), label(options)), () => {
-    const node = histogramPlot({ ...options, layout: l });
-    drawn.set(container, { key, y: node.scale('y') });
-    return node;
+  showMoved(container, drawn, {
+    layout: JSON.stringify({ lo, hi, xLabel, curveLabel, width, height, bins: counts.length, top: l.top }),
+    move: (node, y) => moveRects(node, y, 0, l.bars.map((b) => b.density), label(options)),
+    build: () => histogramPlot({ ...options, layout: l }),
+    scalesOf: (node) => node.scale('y'),
   }, ...after);
 }
 

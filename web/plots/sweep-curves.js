@@ -6,7 +6,7 @@
 //   marker: { x, label }                                   the current value of the swept parameter
 //   colors: one colour per series (default: SERIES_COLORS in order)
 import * as Plot from '@observablehq/plot';
-import { chart, recentNodes, showPatched } from '../morph.js';
+import { chart, recentNodes, showMoved } from '../morph.js';
 import { hasBar, moveMarks } from './move-marks.js';
 import { SERIES_COLORS, plot } from './style.js';
 
@@ -76,25 +76,19 @@ export function sweepCurvesPlot({ series, refs = [], marker, xLabel, yLabel, xLo
 //   move the dots, interval bars and lines in place through the plot's scales (moveCurves);
 // - curves drawn before in this container and since replaced (a reader moving n back) come back;
 // - anything else is a Plot build.
-const drawn = new WeakMap();  // container → { key, layout, x, y, node }: the curves shown, the plot's scales
+const drawn = new WeakMap();  // container → what showMoved drew (morph.js); scales: { x, y }
 const takeBack = recentNodes();  // curves the container showed lately
 const SVG = 'http://www.w3.org/2000/svg';
 
 export function showSweepCurves(container, { marker, ...options }, ...after) {
-  const key = JSON.stringify(options), layout = layoutOf(options);
-  const d = drawn.get(container);
-  let now = d;
-  const live = showPatched(container, (node) => node === d?.node &&
-    (d.key === key || (layout !== null && d.layout === layout && moveCurves(chart(node), d, options.series))), () => {
-    now = takeBack(container, d, key);
-    if (!now) {
-      const node = sweepCurvesPlot(options);
-      now = { x: node.scale('x'), y: node.scale('y'), node };
-    }
-    return now.node;
+  const live = showMoved(container, drawn, {
+    key: JSON.stringify(options), layout: layoutOf(options),
+    move: (node, scales) => moveCurves(chart(node), scales, options.series),
+    build: () => sweepCurvesPlot(options),
+    scalesOf: (node) => ({ x: node.scale('x'), y: node.scale('y') }),
+    takeBack,
   }, ...after);
-  drawn.set(container, { ...now, key, layout });
-  moveMarker(live, now, marker);
+  moveMarker(live, drawn.get(container).scales, marker);
 }
 
 // What fixes the plot's scales and its elements, all but the series' y values: null when the y

@@ -5,7 +5,7 @@
 //   lines:    [{ name, points: [{ x, y }] }]              curves (the next colours)
 //   hrules:   [{ y, label }]   vrules: [{ x, label }]     thin dashed rules in the text colour
 import * as Plot from '@observablehq/plot';
-import { chart, showPatched } from '../morph.js';
+import { chart, showMoved } from '../morph.js';
 import { hasBar, moveMarks } from './move-marks.js';
 import { SERIES_COLORS, plot } from './style.js';
 
@@ -55,19 +55,15 @@ export function theoryPlot({ measured = [], lines = [], hrules = [], vrules = []
 // axes (a y domain given, and the same names, x values, rules and labels: a new seed or sample
 // size, a formula's new values), the measured dots and interval bars and the curves move through
 // the plot's scales (move-marks.js); anything else is a Plot build.
-const drawn = new WeakMap();  // container → { key, layout, x, y, node }
+const drawn = new WeakMap();  // container → what showMoved drew (morph.js); scales: { x, y }
 
 export function showTheory(container, options, ...after) {
-  const key = JSON.stringify(options), layout = layoutOf(options);
-  const d = drawn.get(container);
-  let now = d;
-  showPatched(container, (node) => node === d?.node &&
-    (d.key === key || (layout !== null && d.layout === layout && moveTheory(chart(node), d, options))), () => {
-    const node = theoryPlot(options);
-    now = { x: node.scale('x'), y: node.scale('y'), node };
-    return node;
+  showMoved(container, drawn, {
+    key: JSON.stringify(options), layout: layoutOf(options),
+    move: (node, scales) => moveTheory(chart(node), scales, options),
+    build: () => theoryPlot(options),
+    scalesOf: (node) => ({ x: node.scale('x'), y: node.scale('y') }),
   }, ...after);
-  drawn.set(container, { ...now, key, layout });
 }
 
 // All that fixes the plot's axes and elements, the y values and the description apart; null when
