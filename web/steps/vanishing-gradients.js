@@ -83,7 +83,10 @@ export function mount(figure, { run }) {
     const { n } = s;
     const uniform = Math.sqrt(n - 1) / n;
     const lowest = (stat) => Math.min(...seriesOf(s, stat).flatMap((x) => x.points.map((p) => p.lo ?? p.y)));
-    const jLo = Math.min(lowest('jacobianNorm'), uniform) / 2, gLo = lowest('nonmaxGrad') / 2;
+    // the log axes end on the power of ten below half the smallest value: an axis seeds can share
+    // (their points then move in place), and one that ends on a labelled tick
+    const decadeBelow = (v) => 10 ** Math.floor(Math.log10(v / 2));
+    const jLo = decadeBelow(Math.min(lowest('jacobianNorm'), uniform)), gLo = decadeBelow(lowest('nonmaxGrad'));
     showSweepCurves(normPanel.plot, {
       series: seriesOf(s, 'jacobianNorm'), refs: [{ name: `uniform: √(n−1)/n = ${fmt(uniform)}`, y: uniform }],
       marker: marker(dk), xTicks: DK_TICKS, colors: SERIES_COLORS.slice(0, 3),
