@@ -34,8 +34,9 @@ const CASES = {
   'shift-vs-scale': [['offset', '3'], ['divisor', '2'], ['offset', '5']],
   'temperature': [['tau', '3'], ['query', '2']],
   // the histograms' bars moved in place (another seed or sample size), and rebuilt for a new d_k
-  'dot-variance': [['seed', '2'], ['dk', '5'], ['count', '2'], ['seed', '3']],
-  'product-variance': [['seed', '2'], ['count', '4'], ['seed', '3'], ['axis', 'log'], ['seed', '4'], ['distribution', 'uniform'], ['seed', '5']],
+  // d_k back to 64: the histograms of its range shown before come back, their bars moved
+  'dot-variance': [['seed', '2'], ['dk', '5'], ['count', '2'], ['dk', '11'], ['seed', '3']],
+  'product-variance': [['seed', '2'], ['count', '4'], ['seed', '3'], ['axis', 'log'], ['seed', '4'], ['distribution', 'uniform'], ['seed', '5'], ['distribution', 'normal']],
 };
 
 describe('redraws in place', () => {

@@ -7,7 +7,7 @@
 //   yLog: a log density axis, which shows the tails; bars with no samples are left out and the
 //         axis starts at half the density of a single sample
 import * as Plot from '@observablehq/plot';
-import { showMoved } from '../morph.js';
+import { recentNodes, showMoved } from '../morph.js';
 import { moveRects } from './rects.js';
 import { plot } from './style.js';
 
@@ -82,7 +82,9 @@ export function densityHistogramPlot(options) {
 // same axes, curves and bars (another seed or sample size of the same distribution, mostly): each
 // bar's top and height through the plot's y scale, as Plot's rectY computes them with inset 0.5
 // (y = min(Y(y1), Y(d)) + ½, height = max(0, |Y(y1) − Y(d)| − ½ − ½)), instead of a Plot build.
+// One of another layout that the container showed lately (a distribution chosen again) comes back.
 const drawn = new WeakMap();  // container → what showMoved drew (morph.js)
+const takeBack = recentNodes();  // histograms of other ranges the container showed lately
 
 export function showDensityHistogram(container, options, ...after) {
   const l = layout(options);
@@ -94,6 +96,7 @@ export function showDensityHistogram(container, options, ...after) {
       curves: curves.map((c) => [c.name, !!c.dashed]), ...(yLog ? { n, present: l.bars.map((b) => b.x1) } : {}) }),
     move: (node, y) => moveBars(node, y, l.bars, y1, ariaLabel ?? defaultLabel(options)),
     build: () => densityHistogramPlot({ ...options, layout: l }),
+    takeBack,
     scalesOf: (node) => node.querySelector(':scope > svg')?.scale?.('y'),
   }, ...after);
 }

@@ -1,7 +1,7 @@
 // A histogram (as a density) with a reference density curve drawn over it.
 // Pure: data in, SVG node out.
 import * as Plot from '@observablehq/plot';
-import { showMoved } from '../morph.js';
+import { recentNodes, showMoved } from '../morph.js';
 import { moveRects } from './rects.js';
 import { plot } from './style.js';
 
@@ -40,8 +40,10 @@ export function histogramPlot(options) {
 }
 
 // show(container, histogramPlot(options)), in place when the plot there has the same axes (the
-// same range and bins, and the same niced density axis): each bar moved through the y scale.
+// same range and bins, and the same niced density axis): each bar moved through the y scale. One of
+// another range that the container showed lately (a d_k moved there and back) comes back, moved.
 const drawn = new WeakMap();  // container → what showMoved drew (morph.js)
+const takeBack = recentNodes();  // histograms of other ranges the container showed lately
 
 export function showHistogram(container, options, ...after) {
   const l = layout(options);
@@ -50,6 +52,7 @@ export function showHistogram(container, options, ...after) {
     layout: JSON.stringify({ lo, hi, xLabel, curveLabel, width, height, bins: counts.length, top: l.top }),
     move: (node, y) => moveRects(node, y, 0, l.bars.map((b) => b.density), label(options)),
     build: () => histogramPlot({ ...options, layout: l }),
+    takeBack,
     scalesOf: (node) => node.scale('y'),
   }, ...after);
 }

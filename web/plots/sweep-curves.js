@@ -139,7 +139,8 @@ function moveMarker(node, { x, y }, marker) {
   const inside = Number(px) - textWidth(marker.label, 600) / 2 < textWidth(yLabel, 400) + 10;
   label.setAttribute('x', inside ? String(Number(px) + 5) : px);
   label.setAttribute('y', String(Math.min(y0, y1) + (inside ? 10 : -12)));
-  label.classList.toggle('inside', inside);
+  if (inside) label.setAttribute('class', 'inside');
+  else label.removeAttribute('class');  // (classList would leave class="", which a fresh draw has not)
   if (label.textContent !== marker.label) label.textContent = marker.label;
   g.setAttribute('aria-label', `marker: ${marker.label}`);
 }
