@@ -65,13 +65,15 @@ export function showPatched(container, patch, build, ...after) {
   return container.firstChild;
 }
 
-// A plot redrawn through its scales (plots/*.js): `drawn`, a WeakMap of the plot module, holds per
-// container what is there, { key, layout, node, scales }. That node stays when it shows `key` (all
-// the options; null: unknown, always move) already, and is moved when it has the same `layout` (all that fixes its axes and
-// elements; null: the axes follow the data, so new data is a new plot): move(node, scales) redraws
-// its marks, or returns false touching nothing. Else a node of this layout that the container
-// showed lately comes back, moved (takeBack: the module's recentNodes(), if any), or build() makes
-// one, whose scalesOf(node) the next move gets. Returns the node shown.
+// A plot redrawn through its scales (plots/*.js). `drawn`, a WeakMap of the plot module, holds per
+// container what is there: { key, layout, node, scales }.
+//   key     all the options (null: not known, so always move): the node there already shows it
+//   layout  all that fixes the axes and elements (null: the axes follow the data, so new data
+//           is a new plot): a node of the same layout is moved, move(node, scales) redrawing its
+//           marks, or returning false, touching nothing, when it cannot
+// Else a node of this layout that the container showed lately comes back, moved (takeBack: the
+// module's recentNodes(), if any), or build() makes one, whose scalesOf(node) the next move gets.
+// Returns the node shown.
 export function showMoved(container, drawn, { key = null, layout = null, move, build, scalesOf, takeBack = null }, ...after) {
   const d = drawn.get(container);
   const keeps = (node, was) => (key !== null && was.key === key) || (layout !== null && was.layout === layout && move(node, was.scales));
