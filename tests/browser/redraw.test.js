@@ -27,8 +27,8 @@ const CASES = {
   // seed: curves moved in place on fixed axes; n back to 16: bars and curves shown before come back
   'scaling-choices': [['n', '4'], ['seed', '2'], ['n', '3'], ['query', '2'], ['rows', '2']],
   // seed and d_k: the measured point and the curves moved in place on fixed axes (plots/move-marks.js)
-  'initialization': [['dmodel', '5'], ['init', 'lecun-normal'], ['sigma', '3'], ['dmodel', '4'], ['seed', '2'], ['dk', '2'], ['seed', '3']],
-  // seed and sample size: the same; the first departure again: its plots and formula drawn anew
+  'initialization': [['dmodel', '5'], ['init', 'lecun-normal'], ['sigma', '3'], ['dmodel', '4'], ['seed', '2'], ['dk', '2'], ['seed', '3'], ['init', 'glorot-uniform']],
+  // seed and sample size: the same; the first departure again: its plots shown before come back, moved
   'breaking-assumptions': [['seed', '2'], ['count', '2'], ['departure', 'rho'], ['seed', '3'], ['rho', '6'], ['departure', 'mean'], ['seed', '4']],
   'softmax-saturation': [['dk', '7'], ['query', '3'], ['dk', '9']],
   'shift-vs-scale': [['offset', '3'], ['divisor', '2'], ['offset', '5']],

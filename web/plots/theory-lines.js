@@ -5,7 +5,7 @@
 //   lines:    [{ name, points: [{ x, y }] }]              curves (the next colours)
 //   hrules:   [{ y, label }]   vrules: [{ x, label }]     thin dashed rules in the text colour
 import * as Plot from '@observablehq/plot';
-import { chart, showMoved } from '../morph.js';
+import { chart, recentNodes, showMoved } from '../morph.js';
 import { hasBar, moveMarks } from './move-marks.js';
 import { SERIES_COLORS, plot } from './style.js';
 
@@ -54,8 +54,10 @@ export function theoryPlot({ measured = [], lines = [], hrules = [], vrules = []
 // show(container, theoryPlot(options), ...after), redrawing in place what it can: with the same
 // axes (a y domain given, and the same names, x values, rules and labels: a new seed or sample
 // size, a formula's new values), the measured dots and interval bars and the curves move through
-// the plot's scales (move-marks.js); anything else is a Plot build.
+// the plot's scales (move-marks.js); one of another layout shown lately (a departure or an
+// initialisation chosen again) comes back, moved; anything else is a Plot build.
 const drawn = new WeakMap();  // container → what showMoved drew (morph.js); scales: { x, y }
+const takeBack = recentNodes();  // theory plots of other layouts the container showed lately
 
 export function showTheory(container, options, ...after) {
   showMoved(container, drawn, {
@@ -63,6 +65,7 @@ export function showTheory(container, options, ...after) {
     move: (node, scales) => moveTheory(chart(node), scales, options),
     build: () => theoryPlot(options),
     scalesOf: (node) => ({ x: node.scale('x'), y: node.scale('y') }),
+    takeBack,
   }, ...after);
 }
 
