@@ -33,8 +33,9 @@ const CASES = {
   'softmax-saturation': [['dk', '7'], ['query', '3'], ['dk', '9']],
   'shift-vs-scale': [['offset', '3'], ['divisor', '2'], ['offset', '5']],
   'temperature': [['tau', '3'], ['query', '2']],
-  // the histograms' bars moved in place (another seed or sample size), and rebuilt for a new d_k
-  // d_k back to 64: the histograms of its range shown before come back, their bars moved
+  // the histograms' bars moved in place (another seed or sample size), rebuilt for a new d_k, and
+  // for d_k back to 64 those of its range shown before come back, their bars moved (so do the
+  // normal entries' in product-variance)
   'dot-variance': [['seed', '2'], ['dk', '5'], ['count', '2'], ['dk', '11'], ['seed', '3']],
   'product-variance': [['seed', '2'], ['count', '4'], ['seed', '3'], ['axis', 'log'], ['seed', '4'], ['distribution', 'uniform'], ['seed', '5'], ['distribution', 'normal']],
 };
