@@ -84,20 +84,20 @@ export function densityHistogramPlot(options) {
 // (y = min(Y(y1), Y(d)) + ½, height = max(0, |Y(y1) − Y(d)| − ½ − ½)), instead of a Plot build.
 // One of another layout that the container showed lately (a distribution chosen again) comes back.
 const drawn = new WeakMap();  // container → what showMoved drew (morph.js)
-const takeBack = recentNodes();  // histograms of other ranges the container showed lately
+const takeBack = recentNodes();  // histograms of other layouts the container showed lately
 
 export function showDensityHistogram(container, options, ...after) {
   const l = layout(options);
   const { counts, lo, hi, n, xLabel, yLog = false, width, height, ariaLabel, curves = [] } = options;
   const y1 = yLog ? l.floor : 0;
-  // the same key, the same plot but for the bars' heights (and the sample count in the label)
+  // the same layout, the same plot but for the bars' heights (and the sample count in the label)
   showMoved(container, drawn, {
     layout: JSON.stringify({ lo, hi, xLabel, yLog, width, height, bins: counts.length, top: l.top,
       curves: curves.map((c) => [c.name, !!c.dashed]), ...(yLog ? { n, present: l.bars.map((b) => b.x1) } : {}) }),
     move: (node, y) => moveBars(node, y, l.bars, y1, ariaLabel ?? defaultLabel(options)),
     build: () => densityHistogramPlot({ ...options, layout: l }),
-    takeBack,
     scalesOf: (node) => node.querySelector(':scope > svg')?.scale?.('y'),
+    takeBack,
   }, ...after);
 }
 

@@ -52,8 +52,8 @@ export function showHistogram(container, options, ...after) {
     layout: JSON.stringify({ lo, hi, xLabel, curveLabel, width, height, bins: counts.length, top: l.top }),
     move: (node, y) => moveRects(node, y, 0, l.bars.map((b) => b.density), label(options)),
     build: () => histogramPlot({ ...options, layout: l }),
-    takeBack,
     scalesOf: (node) => node.scale('y'),
+    takeBack,
   }, ...after);
 }
 
