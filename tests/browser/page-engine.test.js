@@ -1,5 +1,5 @@
 // Light requests on the page's own engine (web/local-engine.js, web/engine-client.js): once it has
-// loaded, a change whose experiment the worker answered in under 2 ms is computed on the page,
+// loaded, a change whose experiment the worker answered in under 6 ms (LIGHT_MS) is computed on the page,
 // with no request to the worker, and gives the worker's numbers; a heavy one still goes to the
 // worker. The single-file build has no page engine (tests/browser/embed.test.js opens it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
