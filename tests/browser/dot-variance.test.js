@@ -71,6 +71,30 @@ describe('dot-variance in Chromium', () => {
     await other.close();
   });
 
+  it("the sweep marks the histograms' d_k, its label clear of the y axis's label at either end", async () => {
+    // (a marker label centred on d_k = 1 ran over "↑ variance of q·k"; plots/sweep-curves.js)
+    for (const dk of [1, 64, 4096]) {
+      const { page, errors, close } = await h.open(`?step=dot-variance&dk=${dk}`);
+      await waitForUpdates(page, 'dot-variance', 1);
+      const boxes = await page.$$eval('#dot-variance g.sweep-marker', (gs) => gs.map((g) => {
+        const svg = g.ownerSVGElement, box = (e) => e.getBoundingClientRect();
+        const [line, label] = g.children, y = box(svg.querySelector(':scope > g[aria-label="y-axis label"]'));
+        return { text: label.textContent, label: box(label), line: box(line), yLabel: y, svg: box(svg) };
+      }));
+      expect(boxes).toHaveLength(2);  // Var(q·k) and Var(q·k)/d_k
+      for (const b of boxes) {
+        expect(b.text).toBe(`dₖ = ${dk}`);
+        const apart = b.label.left >= b.yLabel.right || b.label.bottom <= b.yLabel.top || b.label.top >= b.yLabel.bottom;
+        expect(apart, `label ${JSON.stringify(b.label)} against the y axis's label ${JSON.stringify(b.yLabel)}`).toBe(true);
+        expect(b.label.left).toBeGreaterThanOrEqual(b.svg.left);
+        expect(b.label.right).toBeLessThanOrEqual(b.svg.right);
+        expect(Math.abs(b.label.left - b.line.left)).toBeLessThan(b.label.width + 8);  // beside its line
+      }
+      expect(errors).toEqual([]);
+      await close();
+    }
+  });
+
   it('the prose and math render even when the wasm module cannot load', async () => {
     const { page, close } = await h.open('', {});
     await page.context().route('**/*.wasm', (route) => route.abort());

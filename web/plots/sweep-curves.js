@@ -134,10 +134,13 @@ function moveMarker(node, { x, y }, marker) {
   for (const [a, v] of [['x1', px], ['x2', px], ['y1', y0], ['y2', y1]]) line.setAttribute(a, v);
   // Centred above the frame, in the row of the y axis's label (at the chart's left edge); a
   // marker near the left edge whose label would run into it puts its label inside the frame's
-  // top, right of its line. Widths from a canvas (no layout): 12px, as plot.css sets.
+  // top, right of its line; near the right edge the label shifts left to stay in the chart.
+  // Widths from a canvas (no layout): 12px, as plot.css sets.
   const yLabel = svg.querySelector(':scope > g[aria-label="y-axis label"]')?.textContent ?? '';
-  const inside = Number(px) - textWidth(marker.label, 600) / 2 < textWidth(yLabel, 400) + 10;
-  label.setAttribute('x', inside ? String(Number(px) + 5) : px);
+  const half = textWidth(marker.label, 600) / 2;
+  const inside = Number(px) - half < textWidth(yLabel, 400) + 10;
+  const right = Math.round((Number(svg.getAttribute('width')) - half - 2) * 10) / 10;  // NaN: no width
+  label.setAttribute('x', inside ? String(Number(px) + 5) : right < Number(px) ? String(right) : px);
   label.setAttribute('y', String(Math.min(y0, y1) + (inside ? 10 : -12)));
   if (inside) label.setAttribute('class', 'inside');
   else label.removeAttribute('class');  // (classList would leave class="", which a fresh draw has not)
