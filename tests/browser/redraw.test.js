@@ -67,3 +67,46 @@ describe('redraws in place', () => {
     });
   }
 });
+
+// The other half of the claim: those redraws are in place. A new seed keeps every plot's <svg>
+// (its marks moved through the scales, plots/*.js through showMoved in morph.js), and a range
+// shown before comes back as the very nodes drawn then: a plot module that rebuilt on every
+// change would pass the test above and fail these.
+describe('redraws keep their nodes', () => {
+  const change = async (page, id, name, value) => {
+    const before = await page.$eval(`#${id} figure.live`, (f) => Number(f.dataset.updates));
+    await page.locator(`#${id} [data-param="${name}"]`).evaluate((e, v) => {
+      e.value = v;
+      e.dispatchEvent(new Event(e.type === 'range' ? 'input' : 'change', { bubbles: true }));
+    }, value);
+    await waitForUpdates(page, id, before + 1);
+  };
+  const svgs = (page, id) => page.evaluateHandle((s) => [...document.querySelectorAll(`#${s} figure.live svg`)], id);
+  const sameNodes = (page, a, b) => page.evaluate(([x, y]) => x.length > 0 && x.length === y.length && x.every((n, i) => n === y[i]), [a, b]);
+
+  for (const id of ['setup', 'product-variance', 'dot-variance', 'softmax-saturation', 'temperature', 'initialization', 'exercises']) {
+    it(`${id}: a new seed redraws every plot in place`, async () => {
+      const { page, errors, close } = await h.open(`?step=${id}`);
+      await waitForUpdates(page, id, 1);
+      await change(page, id, 'seed', '2');  // (seed 1 → 2: axes that hold both)
+      const before = await svgs(page, id);
+      await change(page, id, 'seed', '3');
+      expect(await sameNodes(page, before, await svgs(page, id))).toBe(true);
+      expect(errors).toEqual([]);
+      await close();
+    });
+  }
+
+  it("dot-variance: d_k back to 64 shows again the histograms drawn for it, moved", async () => {
+    const { page, errors, close } = await h.open('?step=dot-variance');
+    await waitForUpdates(page, 'dot-variance', 1);
+    const first = await page.evaluateHandle(() => [...document.querySelectorAll('#dot-variance .panel svg')]);
+    await change(page, 'dot-variance', 'dk', '12');  // 96
+    await change(page, 'dot-variance', 'count', '2');
+    expect(await sameNodes(page, first, await page.evaluateHandle(() => [...document.querySelectorAll('#dot-variance .panel svg')]))).toBe(false);
+    await change(page, 'dot-variance', 'dk', '11');  // 64 again, with another sample size
+    expect(await sameNodes(page, first, await page.evaluateHandle(() => [...document.querySelectorAll('#dot-variance .panel svg')]))).toBe(true);
+    expect(errors).toEqual([]);
+    await close();
+  });
+});
