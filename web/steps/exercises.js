@@ -2,7 +2,7 @@
 // The questions are prose in web/sections/exercises.html; this module adds to each one its
 // controls, its plot, a way to check an answer and the computed answer itself.
 import { showBars } from '../plots/bars.js';
-import { curvesPlot } from '../plots/curves.js';
+import { showSweepCurves } from '../plots/sweep-curves.js';
 import { heatmapPlot, prefersDark } from '../plots/heatmap.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
 import { dataTable, el, fillTable, liveFormula, liveSummary, setTex, show } from '../readout.js';
@@ -169,13 +169,12 @@ export function mount(figure, { run }) {
       const stride = Math.round(0.25 / r.step);
       const pts = (ys) => Array.from({ length: Math.floor((r.x.length - 1) / stride) + 1 }, (_, k) => ({ x: r.x[k * stride], y: ys[k * stride] }));
       const c = r.crossings.find((cr) => cr.t === threshold);
-      const refs = [{ name: `t = ${threshold}`, y: threshold }];
-      if (c.x !== null) refs.push({ name: `x = ${fmt(c.x, 3)}`, points: [{ x: c.x, y: 0 }, { x: c.x, y: 1 }] });
-      show(e2.plot, curvesPlot({
+      showSweepCurves(e2.plot, {
         series: [{ name: 'p₁ (the logit x)', points: pts(r.p1) }, { name: 'p₂ = p₃ = p₄ (the zeros)', points: pts(r.rest) }],
-        refs, xLabel: 'x', yLabel: 'weight', yDomain: [0, 1], height: 260,
+        refs: [{ name: `t = ${threshold}`, y: threshold }], marker: c.x === null ? undefined : { x: c.x, label: `x = ${fmt(c.x, 3)}` },
+        xLog: false, xLabel: 'x', yLabel: 'weight', yDomain: [0, 1], width: 640, height: 260,
         ariaLabel: `The four weights of softmax(x, 0, 0, 0) for x from 0 to ${r.xMax}, with the threshold ${threshold}`,
-      }));
+      });
       const ints = Array.from({ length: r.xMax + 1 }, (_, i) => Math.round(i / r.step));
       show(e2.data, dataTable('The weights as a table', ['x', 'p₁', 'p₂ = p₃ = p₄'],
         ints.map((i) => [String(Number(r.x[i].toFixed(2))), fmt(r.p1[i], 4), fmt(r.rest[i], 4)])));
