@@ -80,18 +80,18 @@ export function connectEngine({ start = startWorker, onRestart, local: loadLocal
   }
   spawn();
 
-  const post = (channel, name, params, handlers = {}) => {
+  const post = (channel, name, params, handlers = {}, key = sizes(name, params)) => {
     if (down) return Promise.reject(down);
     const id = nextId++;
     return new Promise((resolve, reject) => {
-      pending.set(id, { resolve, reject, channel, sizes: sizes(name, params), ...handlers });
+      pending.set(id, { resolve, reject, channel, sizes: key, ...handlers });
       performance.mark('attnlab:posted', { detail: id });  // marks for DevTools and the benchmark
       worker.postMessage({ id, channel, name, params });
     });
   };
   // A light request on the page's engine: run to its end at once (a light run reports no progress
   // worth showing). A trap inside its wasm retires the page's engine: the worker takes every run.
-  function runLocal(channel, name, params, onTiming) {
+  function runLocal(channel, name, params, onTiming, key) {
     if ([...pending.values()].some((p) => p.channel === channel)) post(channel, 'cancel', null);
     const t0 = performance.now();
     try {
@@ -99,7 +99,7 @@ export function connectEngine({ start = startWorker, onRestart, local: loadLocal
       let s = it.next();
       while (!s.done) s = it.next();
       const ms = performance.now() - t0;
-      costs.set(sizes(name, params), ms);
+      costs.set(key, ms);
       onTiming?.(ms);
       return Promise.resolve(s.value);
     } catch (err) {
@@ -112,10 +112,12 @@ export function connectEngine({ start = startWorker, onRestart, local: loadLocal
 
   return {
     ready,
-    run: (name, params, { channel = name, onProgress, onTiming } = {}) =>
-      (local && !down && costs.get(sizes(name, params)) < LIGHT_MS && local.experiments[name]
-        ? runLocal(channel, name, params, onTiming)
-        : post(channel, name, params, { onProgress, onTiming })),
+    run: (name, params, { channel = name, onProgress, onTiming } = {}) => {
+      const key = sizes(name, params);  // (one JSON of the parameters a request)
+      return local && !down && costs.get(key) < LIGHT_MS && local.experiments[name]
+        ? runLocal(channel, name, params, onTiming, key)
+        : post(channel, name, params, { onProgress, onTiming }, key);
+    },
     cancel: (channel) => post(channel, 'cancel', null),
   };
 }
