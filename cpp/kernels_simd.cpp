@@ -316,25 +316,28 @@ void scale(Mat<float> out, Mat<const float> x, float s) {
 }
 
 // Register tiles for the matrix products of attention (forward: Q·Kᵀ, P·V; backward: Pᵀ·dO, dSᵀ·Q,
-// dS·K, dO·Vᵀ), all on one micro-kernel.
+// dS·K, dO·Vᵀ), all on one micro-kernel over a packed panel of the right operand.
 //
-// P·V (matmul_nn): tiles of NN_MR rows of a × NN_NR batches of b's columns, with NN_MR·NN_NR
-// accumulators, acc[r][c] += broadcast(a_rp) ⊙ b_p[j + cW : j + (c+1)W] for p = 0, 1, …
-// Every output still accumulates a_i0 b_0j + a_i1 b_1j + … in the order of p, with one multiply
-// and one add per term starting from 0, exactly as the row-axpy form did and as matmul_nn_ref
-// does: tiling changes which outputs are computed together, not any output's operations, so the
-// result is bit-identical to the reference in float (the training ablation relies on it,
-// cpp/train.hpp "Determinism"). The inner index is cache-blocked: a block of whole rows of b
-// (contiguous, so free of the set conflicts a column panel with a power-of-two stride has) stays
-// in L2 while every row block of a passes over it; between blocks the partial sums wait in out,
-// stored and reloaded exactly, so the order of p is kept.
-//   loads per tile step: NN_NR batches + NN_MR broadcasts for NN_MR·NN_NR multiply-adds (2 × 4:
-//   6 loads for 8 mul+add, 8 accumulators; measured in V8 against 4×2, 3×3, 4×3 and 6×2)
+// out = A b, A (m, k), b (k, n): b is cut into panels of NN_NR·W = 16 columns × up to PANEL_KC = 256
+// of the inner index, each copied into a 16 KiB stack buffer (p, column) row-major (no
+// allocation), where it stays in L1 while every pair of rows of A passes over it:
+//   acc[r][c] += broadcast(A_(i+r)p) ⊙ panel_p[cW : (c+1)W]   for p = p0, p0 + 1, …
+// with NN_MR·NN_NR accumulators (2 × 4: per step NN_NR batch loads + NN_MR broadcasts for 8
+// mul+add; measured in V8 against 4×2, 3×3, 4×3 and 6×2). Between blocks of the inner index the
+// partial sums wait in out, stored and reloaded exactly. Every output accumulates A_i0 b_0j +
+// A_i1 b_1j + … in the order of p, with one multiply and one add per term starting from 0, exactly
+// as matmul_nn_ref does: packing and tiling change which outputs are computed together and where
+// b is read from, not any output's operations, so the result is bit-identical to the reference in
+// float (the training ablation relies on it, cpp/train.hpp "Determinism").
+// Packed, the panel's rows are contiguous whatever b's row stride: read in place, a panel of
+// 1024×512 V's columns was 16 × 64 B lines 2 KiB apart, which share a few of L1's sets.
 // Pᵀ·dO and dSᵀ·Q (matmul_tn, out = aᵀ b) are the same product with a read transposed: the
-// broadcast a_rp is a(p, i + r), MR neighbours in row p of a instead of a column; TransA says so.
+// broadcast A_rp is a(p, i + r), MR neighbours in row p of a instead of a column; TransA says so.
+// Q·Kᵀ (matmul_nt, out_ij = a_i · b_j) is the same again on bᵀ: its panel is 16 keys transposed.
 constexpr std::size_t NN_MR = 2;           // rows of out per tile
-constexpr std::size_t NN_NR = 4;           // batches of b's columns per tile (NN_NR·W columns)
-constexpr std::size_t NN_BLOCK = 1 << 17;  // bytes of b per block of the inner index
+constexpr std::size_t NN_NR = 4;           // batches of the panel's columns per tile
+constexpr std::size_t PANEL_COLS = NN_NR * W;
+constexpr std::size_t PANEL_KC = 1024 / W;  // rows of a panel: PANEL_KC·PANEL_COLS floats = 16 KiB
 
 // The (m, k) left operand A of out = A b: a itself (a is (m, k)), or aᵀ (TransA: a is (k, m)).
 template <bool TransA>
@@ -345,18 +348,18 @@ struct Left {
   float operator()(std::size_t i, std::size_t p) const { return TransA ? a(p, i) : a(i, p); }
 };
 
-// out[r][0 : NR·W] (+)= Σ_p A_(i+r)p b_p[0 : NR·W] for r < MR, p in [p0, p1), in the order of p;
-// from 0 if `fresh` (the first block of p), else from the partial sums in out
+// out[r][0 : NR·W] (+)= Σ_p A_(i+r)p panel_(p−p0)[0 : NR·W] for r < MR, p in [p0, p1), in the
+// order of p; from 0 if `fresh` (the first block of p), else from the partial sums in out
 template <std::size_t MR, std::size_t NR, bool TransA>
-inline void nn_tile(float* out, std::size_t ldo, Left<TransA> a, std::size_t i, const float* b,
-                    std::size_t ldb, std::size_t p0, std::size_t p1, bool fresh) {
+inline void tile(float* out, std::size_t ldo, Left<TransA> a, std::size_t i, std::size_t p0,
+                 std::size_t p1, const float* panel, std::size_t ldp, bool fresh) {
   B acc[MR][NR];
   for (std::size_t r = 0; r < MR; ++r)
     for (std::size_t c = 0; c < NR; ++c) acc[r][c] = fresh ? B(0.f) : B::load_unaligned(out + r * ldo + c * W);
   const std::size_t lda = a.a.cols;
   const float* ap = TransA ? a.a.row(p0) + i : a.a.row(i) + p0;  // A_ip0
-  const float* bp = b + p0 * ldb;
-  for (std::size_t p = p0; p < p1; ++p, bp += ldb, ap += TransA ? lda : 1) {
+  const float* bp = panel;
+  for (std::size_t p = p0; p < p1; ++p, bp += ldp, ap += TransA ? lda : 1) {
     B bv[NR];
     for (std::size_t c = 0; c < NR; ++c) bv[c] = B::load_unaligned(bp + c * W);
     for (std::size_t r = 0; r < MR; ++r) {
@@ -368,35 +371,46 @@ inline void nn_tile(float* out, std::size_t ldo, Left<TransA> a, std::size_t i, 
     for (std::size_t c = 0; c < NR; ++c) acc[r][c].store_unaligned(out + r * ldo + c * W);
 }
 
-// MR rows of out from row i, the inner block [p0, p1): whole tiles, then single batches
-template <std::size_t MR, bool TransA>
-inline void nn_rows(Mat<float> out, Left<TransA> a, Mat<const float> b, std::size_t i,
-                    std::size_t n_full, std::size_t p0, std::size_t p1) {
-  const std::size_t n = b.cols;
-  std::size_t j = 0;
-  for (; j + NN_NR * W <= n_full; j += NN_NR * W) nn_tile<MR, NN_NR>(out.row(i) + j, n, a, i, b.data + j, n, p0, p1, p0 == 0);
-  for (; j < n_full; j += W) nn_tile<MR, 1>(out.row(i) + j, n, a, i, b.data + j, n, p0, p1, p0 == 0);
+// out[:, j : j + NR·W] (+)= A[:, p0 : p1] · panel, the panel holding b's block (p0 … p1, j … j + NR·W)
+template <std::size_t NR, bool TransA>
+void panel_rows(Mat<float> out, Left<TransA> a, std::size_t j, std::size_t p0, std::size_t p1,
+                const float* panel, std::size_t ldp) {
+  const std::size_t m = a.rows();
+  std::size_t i = 0;
+  for (; i + NN_MR <= m; i += NN_MR) tile<NN_MR, NR>(out.row(i) + j, out.cols, a, i, p0, p1, panel, ldp, p0 == 0);
+  for (; i < m; ++i) tile<1, NR>(out.row(i) + j, out.cols, a, i, p0, p1, panel, ldp, p0 == 0);
 }
 
-// out_i = Σ_p A_ip b_p, out (m, n), A (m, k), b (k, n): register tiles, the inner index in L2
-// blocks; each output summed in the order of p, bit-identical to matmul_nn_ref / matmul_tn_ref.
+// out = A b for the NR·W columns of b from j, block by block of the inner index. Packed when A has
+// rows enough to repay the copy; else (a row or two: a vector–matrix product) read in place.
+template <std::size_t NR, bool TransA>
+void xn_panel(Mat<float> out, Left<TransA> a, Mat<const float> b, std::size_t j, float* panel) {
+  constexpr std::size_t cols = NR * W;
+  const std::size_t k = a.inner();
+  const bool pack = a.rows() > 2 * NN_MR;
+  for (std::size_t p0 = 0; p0 < k; p0 += PANEL_KC) {
+    const std::size_t p1 = std::min(k, p0 + PANEL_KC);
+    if (!pack) { panel_rows<NR>(out, a, j, p0, p1, b.row(p0) + j, b.cols); continue; }
+    for (std::size_t p = p0; p < p1; ++p) std::memcpy(panel + (p - p0) * cols, b.row(p) + j, cols * sizeof(float));
+    panel_rows<NR>(out, a, j, p0, p1, panel, cols);
+  }
+}
+
+// out_i = Σ_p A_ip b_p, out (m, n), A (m, k), b (k, n): each output summed in the order of p,
+// bit-identical to matmul_nn_ref / matmul_tn_ref.
 template <bool TransA>
 void matmul_xn(Mat<float> out, Left<TransA> a, Mat<const float> b) {
   const std::size_t m = a.rows(), n = b.cols, k = a.inner();
-  const std::size_t kc = std::max<std::size_t>(16, NN_BLOCK / (sizeof(float) * std::max<std::size_t>(n, 1)));
-  const std::size_t n_full = n / W * W;  // columns in whole batches
+  alignas(64) float panel[PANEL_KC * PANEL_COLS];
   if (k == 0) std::fill(out.data, out.data + out.size(), 0.f);
-  for (std::size_t p0 = 0; p0 < k; p0 += kc) {
-    const std::size_t p1 = std::min(k, p0 + kc);
-    std::size_t i = 0;
-    for (; i + NN_MR <= m; i += NN_MR) nn_rows<NN_MR>(out, a, b, i, n_full, p0, p1);
-    for (; i < m; ++i) nn_rows<1>(out, a, b, i, n_full, p0, p1);
-  }
+  std::size_t j = 0;
+  for (; j + PANEL_COLS <= n; j += PANEL_COLS) xn_panel<NN_NR>(out, a, b, j, panel);
+  for (; j + W <= n; j += W) xn_panel<1>(out, a, b, j, panel);
   for (std::size_t i = 0; i < m; ++i)  // the last n mod W columns, scalar, in the order of p
-    for (std::size_t j = n_full; j < n; ++j) {
+    for (std::size_t jj = j; jj < n; ++jj) {
       float s = 0.f;
-      for (std::size_t p = 0; p < k; ++p) s += a(i, p) * b(p, j);
-      out(i, j) = s;
+      for (std::size_t p = 0; p < k; ++p) s += a(i, p) * b(p, jj);
+      out(i, jj) = s;
     }
 }
 
@@ -410,38 +424,29 @@ void matmul_tn(Mat<float> out, Mat<const float> a, Mat<const float> b) {
   matmul_xn(out, Left<true>{a}, b);
 }
 
-// Q·Kᵀ (matmul_nt, out_ij = a_i · b_j) is the same micro-kernel on bᵀ: a panel of NT_KEYS keys ×
-// up to NT_KC of the shared index is packed as bᵀ, (p, key) row-major, on the stack (16 KiB: no
-// allocation), then every pair of rows of a passes over it, broadcasting a_ip against four
-// batches of the panel's row p; a longer shared index goes in blocks, the partial sums waiting
-// in out. Each panel is packed once and read from L1 by every row of a. Keys left over after
-// whole panels go in panels of W keys, and the last n mod W keys as single dot products.
-// Summation order differs from the reference's (γ_k-bounded, as any order).
-constexpr std::size_t NT_KEYS = NN_NR * W;  // keys per panel
-constexpr std::size_t NT_KC = 1024 / W;     // rows of the panel: NT_KC·NT_KEYS floats = 16 KiB
-
-// out[:, j : j + NR·W] = a · b[j : j + NR·W]ᵀ for NR·W keys from key j
+// Q·Kᵀ: the panel is bᵀ's, (p, key) row-major: 16 keys × up to PANEL_KC of the shared index,
+// transposed on packing. Keys left over after whole panels go in panels of W keys, and the last
+// n mod W keys as single dot products. Summation order differs from the reference's (γ_k-bounded,
+// as any order).
 template <std::size_t NR>
 void nt_panel(Mat<float> out, Mat<const float> a, Mat<const float> b, std::size_t j, float* panel) {
-  const std::size_t m = a.rows, n = b.rows, k = a.cols, keys = NR * W;
-  for (std::size_t p0 = 0; p0 < k; p0 += NT_KC) {
-    const std::size_t kc = std::min(NT_KC, k - p0);
-    for (std::size_t c = 0; c < keys; ++c)  // panel[p][c] = b(j + c, p0 + p)
-      for (std::size_t p = 0; p < kc; ++p) panel[p * keys + c] = b(j + c, p0 + p);
-    const Left<false> ap{{a.data + p0, m, k}};  // A_ip = a(i, p0 + p)
-    std::size_t i = 0;
-    for (; i + NN_MR <= m; i += NN_MR) nn_tile<NN_MR, NR>(out.row(i) + j, n, ap, i, panel, keys, 0, kc, p0 == 0);
-    for (; i < m; ++i) nn_tile<1, NR>(out.row(i) + j, n, ap, i, panel, keys, 0, kc, p0 == 0);
+  constexpr std::size_t keys = NR * W;
+  const std::size_t k = a.cols;
+  for (std::size_t p0 = 0; p0 < k; p0 += PANEL_KC) {
+    const std::size_t p1 = std::min(k, p0 + PANEL_KC);
+    for (std::size_t c = 0; c < keys; ++c)  // panel[p − p0][c] = b(j + c, p)
+      for (std::size_t p = p0; p < p1; ++p) panel[(p - p0) * keys + c] = b(j + c, p);
+    panel_rows<NR>(out, Left<false>{a}, j, p0, p1, panel, keys);
   }
 }
 
 void matmul_nt(Mat<float> out, Mat<const float> a, Mat<const float> b) {
   ATTN_CHECK(can_matmul_nt(out, a, b));
   const std::size_t m = a.rows, n = b.rows;
-  alignas(64) float panel[NT_KC * NT_KEYS];
+  alignas(64) float panel[PANEL_KC * PANEL_COLS];
   if (a.cols == 0) std::fill(out.data, out.data + out.size(), 0.f);
   std::size_t j = 0;
-  for (; j + NT_KEYS <= n; j += NT_KEYS) nt_panel<NN_NR>(out, a, b, j, panel);
+  for (; j + PANEL_COLS <= n; j += PANEL_COLS) nt_panel<NN_NR>(out, a, b, j, panel);
   for (; j + W <= n; j += W) nt_panel<1>(out, a, b, j, panel);
   for (std::size_t i = 0; i < m; ++i)  // the last n mod W keys: one dot product each
     for (std::size_t jj = j; jj < n; ++jj) out(i, jj) = dot(a.row_vec(i), b.row_vec(jj));

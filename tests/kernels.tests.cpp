@@ -116,7 +116,7 @@ TEST_CASE("register-tiled P·V sums each output in the order of p: bit-identical
 }
 
 TEST_CASE("register-tiled Pᵀ·dO sums each output in the order of p: bit-identical to the float reference", "[kernels][eq:vanishing-gradients]") {
-  // matmul_tn reuses P·V's tiles (2 rows × 4W columns, the inner index blocked by rows of b) with
+  // matmul_tn reuses P·V's tiles (2 rows × 4W columns of a packed panel of b) with
   // a read transposed; the trainer (cpp/train.hpp "Determinism") needs its exact float result too
   const std::size_t k = GENERATE(from_range(sizes_around_width()));  // the summed index (rows of a and b)
   const std::size_t n = GENERATE(from_range(sizes_around_width()));  // columns of b and out
