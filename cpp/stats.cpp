@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace attnlab {
 
@@ -97,18 +98,32 @@ Tails tails_of(Vec<const float> x, const Moments& m) {
   return {r4, r4 - z * se_4, r4 + z * se_4, k, k - z * se_k, k + z * se_k, se_k};
 }
 
+// Four partial counts per bin, for the values i ≡ 0, 1, 2, 3 (mod 4), added up at the end: with
+// one count, values in the same bin (all of them, with one bin) each waited for the previous
+// increment to come back from memory (wasm in Node: 6.4 → 5.0 ns a value with one bin, 4.0 → 3.3
+// with 41; the rest is the bin's arithmetic and wasm's guarded float-to-integer conversion).
 std::size_t histogram(Vec<std::uint32_t> counts, Vec<const float> x, double lo, double hi) {
   ATTN_CHECK(counts.size > 0 && hi > lo);
-  std::fill(counts.data, counts.data + counts.size, 0u);
-  const double per = counts.size / (hi - lo);
-  std::size_t left_out = 0;
-  for (std::size_t i = 0; i < x.size; ++i) {
-    const double v = x[i];
-    if (!(v >= lo && v <= hi)) { ++left_out; continue; }  // also NaN
-    const auto b = std::min(counts.size - 1, static_cast<std::size_t>((v - lo) * per));
-    ++counts[b];
+  constexpr std::size_t lanes = 4;
+  const std::size_t bins = counts.size;
+  std::vector<std::uint32_t> part(lanes * bins, 0u);  // part[lanes·b + lane]
+  const double per = bins / (hi - lo);
+  const auto add = [&](double v, std::size_t lane) {
+    if (!(v >= lo && v <= hi)) return;  // out of range, or NaN
+    const auto b = std::min(bins - 1, static_cast<std::size_t>((v - lo) * per));
+    ++part[lanes * b + lane];
+  };
+  std::size_t i = 0;
+  for (; i + lanes <= x.size; i += lanes)
+    for (std::size_t lane = 0; lane < lanes; ++lane) add(x[i + lane], lane);
+  for (; i < x.size; ++i) add(x[i], 0);
+  std::size_t counted = 0;
+  for (std::size_t b = 0; b < bins; ++b) {
+    const std::uint32_t* p = &part[lanes * b];
+    counts[b] = (p[0] + p[1]) + (p[2] + p[3]);
+    counted += counts[b];
   }
-  return left_out;
+  return x.size - counted;
 }
 
 }  // namespace attnlab

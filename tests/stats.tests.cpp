@@ -1,7 +1,9 @@
 // The statistical claims of the derivation, measured at fixed seeds, and the moment machinery.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "rng.hpp"
 #include "sampling.hpp"
@@ -139,4 +141,23 @@ TEST_CASE("the histogram counts every value in range exactly once", "[stats]") {
   const std::size_t left_out = histogram(Vec<std::uint32_t>{counts.data(), 4}, Vec<const float>{x.data(), x.size()}, 0, 1);
   CHECK(counts == std::vector<std::uint32_t>{2, 1, 0, 2});  // [0,.25) [.25,.5) [.5,.75) [.75,1]
   CHECK(left_out == 3);
+}
+
+TEST_CASE("the histogram of many values equals a count of each value's bin, whatever the count mod 4", "[stats]") {
+  // the counts are kept in four parts, one per value index mod 4 (stats.cpp): every remainder
+  const std::size_t n = GENERATE(1, 2, 3, 4, 5, 1001, 1002, 1003, 1004);
+  const std::size_t bins = GENERATE(1, 7, 41);
+  std::vector<float> x(n);
+  Rng rng(5);
+  for (auto& v : x) v = static_cast<float>(1.5 * rng.normal());  // some beyond [−3, 3]
+  std::vector<std::uint32_t> counts(bins), want(bins);
+  const double lo = -3, hi = 3;
+  std::size_t want_out = 0;
+  for (const float v : x) {
+    if (!(v >= lo && v <= hi)) { ++want_out; continue; }
+    ++want[std::min(bins - 1, static_cast<std::size_t>((v - lo) * (double(bins) / (hi - lo))))];
+  }
+  INFO("n " << n << " bins " << bins);
+  CHECK(histogram(Vec<std::uint32_t>{counts.data(), bins}, Vec<const float>{x.data(), n}, lo, hi) == want_out);
+  CHECK(counts == want);
 }
