@@ -48,4 +48,27 @@ describe('the last result, reused', () => {
     expect(errors).toEqual([]);
     await close();
   });
+
+  it('a strength the experiment does not read (ρ while the mean is broken; σ under Glorot) redraws without asking the engine', async () => {
+    for (const [id, query, param, changed] of [
+      ['breaking-assumptions', 'departure=mean', 'rho', (b) => b.querySelector('table.words').textContent],
+      ['initialization', 'init=glorot-uniform', 'sigma', (b) => [...b.querySelectorAll('table')].map((t) => t.textContent).join('\n')],
+    ]) {
+      const { page, errors, close } = await h.open(`?step=${id}&${query}`);
+      await waitForUpdates(page, id, 1);
+      const before = await posted(page);
+      const text = await page.$eval(`#${id} .figure-body`, changed);
+      await page.$eval(`#${id} [data-param="${param}"]`, (e) => {
+        e.value = String(Number(e.value) + 1);
+        e.dispatchEvent(new Event('input', { bubbles: true }));
+      });
+      await waitForUpdates(page, id, 2);
+      expect(await posted(page), id).toBe(before);
+      expect(await page.$eval(`#${id} figure.live`, (f) => f.dataset.engineMs), id).toBe('0.00');
+      // what the strength does change is redrawn: the formulas at the new ρ, the custom-σ curve
+      expect(await page.$eval(`#${id} .figure-body`, changed), id).not.toBe(text);
+      expect(errors).toEqual([]);
+      await close();
+    }
+  });
 });

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { createEngine } from '../../web/engine.js';
 import { drain, run } from './drain.js';
 import { FLT_MAX, LN_FLT_MAX, shiftVsScale, ulpsBetween } from '../../web/experiments/shift-vs-scale.js';
-import { initVariance, weightVariance } from '../../web/experiments/initialization.js';
-import { BREAK_DKS, breakingSweep, tFourthMoment } from '../../web/experiments/breaking-assumptions.js';
+import { initRequest, initVariance, weightVariance } from '../../web/experiments/initialization.js';
+import { BREAK_DKS, breakingRequest, breakingSweep, tFourthMoment } from '../../web/experiments/breaking-assumptions.js';
 
 const engine = await createEngine();
 const scalar = await createEngine({ simd: false });
@@ -179,6 +179,17 @@ describe('initialization', () => {
     for (let i = 1; i < progress.length; i++) expect(progress[i]).toBeGreaterThan(progress[i - 1]);
     expect(progress.at(-1)).toBeLessThan(1);
   });
+
+  it('reads σ only for the custom initialisation, so the page asks for it only then', () => {
+    const base = { dmodel: 128, dk: 16, seed: 3, tokens: 64 };
+    const numbers = (r) => ({ ...r, sigma: undefined });
+    expect(numbers(run(initVariance(engine, { ...base, init: 'he-normal', sigma: 0.5 }))))
+      .toEqual(numbers(run(initVariance(engine, { ...base, init: 'he-normal', sigma: 0.01 }))));
+    expect(run(initVariance(engine, { ...base, init: 'custom', sigma: 0.5 })).q.variance)
+      .not.toBe(run(initVariance(engine, { ...base, init: 'custom', sigma: 0.01 })).q.variance);
+    expect(initRequest({ init: 'glorot-uniform', sigma: 0.5, dmodel: 512, dk: 64, seed: 1 })).toEqual({ init: 'glorot-uniform', dmodel: 512, dk: 64, seed: 1 });
+    expect(initRequest({ init: 'custom', sigma: 0.5, dmodel: 512, dk: 64, seed: 1 })).toEqual({ init: 'custom', sigma: 0.5, dmodel: 512, dk: 64, seed: 1 });
+  });
 });
 
 describe('breaking-assumptions', () => {
@@ -232,6 +243,21 @@ describe('breaking-assumptions', () => {
     expect(w).toBeGreaterThan(1.1 * r.points[0].normalHalfWidth);
     const low = run(breakingSweep(engine, { departure: 'student-t', df: 4, count: 200, seed: 4, dks: [2] }));
     expect(low.points[0].tHalfWidth).toBe(Infinity);
+  });
+
+  it('a sweep does not depend on the strengths its departure does not read, so the page asks for them only', () => {
+    const base = { count: 200, seed: 5, dks: [4, 16] };
+    const sweep = (p) => run(breakingSweep(engine, { ...base, ...p })).points;
+    expect(sweep({ departure: 'mean', mu: 0.5, rho: 0.9, df: 3 })).toEqual(sweep({ departure: 'mean', mu: 0.5, rho: -0.5, df: 20 }));
+    expect(sweep({ departure: 'rho', rho: 0.5, mu: 2 })).toEqual(sweep({ departure: 'rho', rho: 0.5, mu: 0 }));
+    expect(sweep({ departure: 'layernorm', mu: 2, rho: 0.9 })).toEqual(sweep({ departure: 'layernorm' }));
+    const values = { mu: 0.5, rho: 0.25, df: 8, count: 500, seed: 3 };
+    expect(breakingRequest({ departure: 'mean', ...values })).toEqual({ departure: 'mean', mu: 0.5, count: 500, seed: 3 });
+    expect(breakingRequest({ departure: 'rho', ...values })).toEqual({ departure: 'rho', rho: 0.25, count: 500, seed: 3 });
+    expect(breakingRequest({ departure: 'student-t', ...values })).toEqual({ departure: 'student-t', df: 8, count: 500, seed: 3 });
+    expect(breakingRequest({ departure: 'layernorm', ...values })).toEqual({ departure: 'layernorm', count: 500, seed: 3 });
+    // and a strength it reads does change it
+    expect(sweep({ departure: 'rho', rho: 0.5 })).not.toEqual(sweep({ departure: 'rho', rho: 0.25 }));
   });
 
   it('is reproducible, and an unknown departure is refused', () => {

@@ -7,28 +7,33 @@ export const BREAK_DKS = [2, 4, 8, 16, 32, 64, 128, 256, 512];
 // The standardized Student-t's fourth moment, 3(ν − 2)/(ν − 4) (infinite for ν <= 4).
 export const tFourthMoment = (df) => (df > 4 ? (3 * (df - 2)) / (df - 4) : Infinity);
 
-// Per departure: the sampler's options, E[q·k] and Var(q·k) as functions of d_k, and the cost of
-// one entry in draws (a Student-t entry: a normal and a chi-square).
+// Per departure: the strength it reads (μ, ρ or ν; LayerNorm has none), the sampler's options,
+// E[q·k] and Var(q·k) as functions of d_k, and the cost of one entry in draws (a Student-t entry:
+// a normal and a chi-square).
 export const DEPARTURES = {
   mean: {
+    strength: 'mu',
     options: ({ mu }) => ({ mean: mu }),
     mean: (dk, { mu }) => dk * mu * mu,
     variance: (dk, { mu }) => dk * (1 + 2 * mu * mu),
     cost: () => 1,
   },
   rho: {
+    strength: 'rho',
     options: ({ rho }) => ({ rho }),
     mean: (dk, { rho }) => dk * rho,
     variance: (dk, { rho }) => dk * (1 + rho * rho),
     cost: () => 1.5,
   },
   'student-t': {
+    strength: 'df',
     options: ({ df }) => ({ distribution: 'student-t', df }),
     mean: () => 0,
     variance: (dk) => dk,
     cost: () => 4,  // a normal, then χ²_ν (a gamma: about two draws): ~3 draws, weighted 4 for the arithmetic
   },
   layernorm: {
+    strength: null,
     options: () => ({ layernorm: true }),
     mean: () => 0,
     variance: (dk) => (dk * dk) / (dk - 1),
@@ -42,6 +47,14 @@ const CHUNK_DRAWS = 1 << 20;
 const LIGHT_DRAWS = 1 << 20;
 // Pairs at the i-th d_k use RNG streams i·2²⁴ + j: the d_k are independent of one another.
 const STREAM_STRIDE = 2 ** 24;
+
+// The request for breakingSweep at the page's values: the departure's own strength only, so that
+// moving a strength the departure does not read (ρ while the mean is broken) asks for the same
+// sweep, which the figure then reuses without the engine (web/figure.js).
+export function breakingRequest({ departure, count, seed, ...strengths }) {
+  const strength = DEPARTURES[departure]?.strength;
+  return { departure, ...(strength ? { [strength]: strengths[strength] } : {}), count, seed };
+}
 
 // (eq:breaking-assumptions) For each d_k in `dks`, `count` pairs (q, k) that break one premise;
 // returns per d_k the mean and variance of q·k with 95% intervals, and the formulas.

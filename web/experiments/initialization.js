@@ -29,6 +29,12 @@ export function weightVariance(init, dmodel, dk, sigma) {
 const CHUNK_MACS = 1 << 24;
 const LIGHT_MACS = 512 * 512 * 64;
 
+// The request for initVariance at the page's values: σ only for the custom initialisation, the
+// one that reads it, so that moving σ under another one asks for the same run, which the figure
+// then reuses without the engine (web/figure.js).
+export const initRequest = ({ init, sigma, dmodel, dk, seed }) =>
+  ({ init, ...(init === 'custom' ? { sigma } : {}), dmodel, dk, seed });
+
 // (eq:initialization) `tokens` tokens x_t ∈ R^{d_model} with N(0, 1) entries (RNG stream 0),
 // W_Q and W_K (streams 1 and 2) from `init`; Q = X W_Q, and K = X' W_K with x'_t = x_{t+1}, the
 // next token, so q_t and k_t come from different tokens. Returns the summaries of x, q, k and

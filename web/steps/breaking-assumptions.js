@@ -1,5 +1,6 @@
 // (eq:breaking-assumptions) Var(q·k) against d_k when a premise fails: a mean, a correlation,
 // heavy tails, LayerNorm. Each with the formula that holds instead.
+import { breakingRequest } from '../experiments/breaking-assumptions.js';
 import { showTheory } from '../plots/theory-lines.js';
 import { niceCeil, powerDomain } from '../plots/style.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
@@ -90,7 +91,7 @@ export function mount(figure, { run }) {
   return {
     async update(values) {
       const { departure, count, seed } = values;
-      const r = await run('breakingSweep', { departure, mu: values.mu, rho: values.rho, df: values.df, count, seed }, { onProgress: figure.progress });
+      const r = await run('breakingSweep', breakingRequest(values), { onProgress: figure.progress });
       if (!r) return;
       const d = describeDeparture(departure, values);
       const pts = r.points;

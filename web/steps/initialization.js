@@ -1,5 +1,6 @@
 // (eq:initialization) Var(q·k/√d_k) = σ_q²σ_k² with σ_q² = d_model·σ_W²: the 1/√d_k gives unit
 // variance only if the initialisation makes σ_q² = σ_k² = 1.
+import { initRequest } from '../experiments/initialization.js';
 import { normalPdf, showHistogram } from '../plots/histogram.js';
 import { showTheory } from '../plots/theory-lines.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
@@ -62,7 +63,7 @@ export function mount(figure, { run }) {
 
   return {
     async update({ init, sigma, dmodel, dk, seed }) {
-      const r = await run('initVariance', { init, sigma, dmodel, dk, seed }, { onProgress: figure.progress });
+      const r = await run('initVariance', initRequest({ init, sigma, dmodel, dk, seed }), { onProgress: figure.progress });
       if (!r) return;
       const f = r.formula;
 
