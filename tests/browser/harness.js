@@ -32,6 +32,7 @@ export async function startHarness({ headers, cors } = {}) {
       page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
       page.on('pageerror', (e) => errors.push(e.message));
       page.on('request', (r) => { const u = r.url(); if (!u.startsWith(base) && !u.startsWith('data:') && !u.startsWith('blob:')) errors.push(`off-origin request: ${u}`); });
+      page.on('response', (r) => { if (r.status() >= 400) errors.push(`${r.status()} for ${r.url()}`); });
       await page.goto(base + query);
       return { page, errors, close: () => context.close() };
     },

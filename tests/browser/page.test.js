@@ -95,6 +95,21 @@ describe('the page', () => {
     await close();
   });
 
+  it('the page, the embed page and the example course name an icon the site has, a PNG', async () => {
+    // (an SVG icon is fetched and parsed again on every history update in Chromium: ~4 ms of the
+    // main thread per control change, in the trace of one)
+    const { page, errors, close } = await h.open();
+    for (const path of ['', 'embed.html?step=setup', 'examples/course.html']) {
+      await page.goto(h.base + path);
+      const href = await page.$eval('link[rel="icon"]', (l) => l.href);
+      const res = await page.request.get(href);
+      expect(res.status(), path).toBe(200);
+      expect(res.headers()['content-type'], path).toMatch(/^image\/png/);
+    }
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it('a live formula whose numbers were rewritten in place is the formula a fresh page typesets', async () => {
     // web/tex.js rewrites only the numbers of a formula whose shape is unchanged (dot-variance's
     // measured variance, seed after seed): the result must be, element for element and letter for
