@@ -26,8 +26,10 @@ export function niceCeil(x) {
 }
 
 // The powers of `base` that enclose the positive values: a log axis's domain that redraws with
-// similar data share.
+// similar data share. (Math.log10 and Math.log2 are exact at powers of their base, where
+// ln v / ln 10 is not: ln 1000 / ln 10 = 2.9999999999999996.)
 export function powerDomain(values, base) {
-  const logs = values.filter((v) => v > 0).map((v) => Math.log(v) / Math.log(base));
+  const log = base === 10 ? Math.log10 : base === 2 ? Math.log2 : (v) => Math.log(v) / Math.log(base);
+  const logs = values.filter((v) => v > 0).map(log);
   return [base ** Math.floor(Math.min(...logs)), base ** Math.ceil(Math.max(...logs))];
 }

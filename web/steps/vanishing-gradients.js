@@ -1,8 +1,8 @@
 // (eq:vanishing-gradients) The softmax Jacobian J = diag(p) − ppᵀ shrinks with the weights it is
 // made of: a peaked (unscaled) row passes almost no gradient to its scores, a one-hot row none.
 import { showSweepCurves } from '../plots/sweep-curves.js';
-import { SERIES_COLORS } from '../plots/style.js';
-import { niceCeil, showHeatmap } from '../plots/heatmap.js';
+import { SERIES_COLORS, niceCeil, powerDomain } from '../plots/style.js';
+import { showHeatmap } from '../plots/heatmap.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, shownTable } from '../readout.js';
 import { DK_TICKS, SERIES, SWEEP_PARAMS, list, marker, nonMaxMass, outside, quote, runBoth, tex, sourcesPanel } from './softmax-saturation.js';
@@ -85,7 +85,7 @@ export function mount(figure, { run }) {
     const lowest = (stat) => Math.min(...seriesOf(s, stat).flatMap((x) => x.points.map((p) => p.lo ?? p.y)));
     // the log axes end on the power of ten below half the smallest value: an axis seeds can share
     // (their points then move in place), and one that ends on a labelled tick
-    const decadeBelow = (v) => 10 ** Math.floor(Math.log10(v / 2));
+    const decadeBelow = (v) => powerDomain([v / 2], 10)[0];
     const jLo = decadeBelow(Math.min(lowest('jacobianNorm'), uniform)), gLo = decadeBelow(lowest('nonmaxGrad'));
     showSweepCurves(normPanel.plot, {
       series: seriesOf(s, 'jacobianNorm'), refs: [{ name: `uniform: √(n−1)/n = ${fmt(uniform)}`, y: uniform }],
