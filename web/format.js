@@ -13,12 +13,23 @@ export function fmt(x, digits = 3) {
   return `${mantissa}×10${sup(exp)}`;
 }
 
-const SUP = { '-': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
-const sup = (s) => {
+// digits and a minus sign (either) in superscript: sup('-12') = '⁻¹²'
+const SUP = { '-': '⁻', '−': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
+export const sup = (s) => {
   let out = '';
   for (const c of s) out += SUP[c];
   return out;
 };
+
+// fmt, but a tiny nonzero value keeps its exponent (fmt writes anything below 10⁻¹² as 0).
+export function fmtTiny(x, digits = 3) {
+  if (x === 0 || !(Math.abs(x) < 1e-12)) return fmt(x, digits);
+  const [m, e] = x.toExponential(digits - 1).split('e');
+  return `${m.replace('-', '−')}×10${sup(String(Number(e)))}`;
+}
+
+// base to an integer power in superscript: fmtPow(2, -149) = "2⁻¹⁴⁹"
+export const fmtPow = (base, exp) => `${base}${sup(String(Math.round(exp)))}`;
 
 export const fmtInterval = ([lo, hi], digits = 3) => `[${fmt(lo, digits)}, ${fmt(hi, digits)}]`;
 

@@ -1,6 +1,6 @@
 // The page's number formatting (web/format.js): what a reader sees for every kind of value.
 import { describe, expect, it } from 'vitest';
-import { fmt, fmtInt, fmtInterval } from '../../web/format.js';
+import { fmt, fmtInt, fmtInterval, fmtPow } from '../../web/format.js';
 
 describe('fmt', () => {
   it('gives significant digits with a real minus sign', () => {
@@ -50,5 +50,13 @@ describe('fmtInterval and fmtInt', () => {
   it('groups thousands', () => {
     expect(fmtInt(50000)).toBe('50,000');
     expect(fmtInt(1234567)).toBe('1,234,567');
+  });
+});
+
+describe('fmtPow', () => {
+  it('writes an integer power in superscript, rounding the exponent', () => {
+    expect(fmtPow(2, -149)).toBe('2⁻¹⁴⁹');
+    expect(fmtPow('e', Math.log(2 ** -149))).toBe('e⁻¹⁰³');  // −103.28
+    expect(fmtPow(10, 12)).toBe('10¹²');
   });
 });

@@ -1,6 +1,8 @@
-// The axis helpers of web/plots/style.js: domains that redraws with similar data share.
+// The axis helpers of web/plots/: domains that redraws with similar data share, log-axis ticks and
+// their labels, and a heatmap's column names thinned to what fits under the cells.
 import { describe, expect, it } from 'vitest';
-import { powerDomain } from '../../web/plots/style.js';
+import { decades, powerDomain, powerOfTen } from '../../web/plots/style.js';
+import { columnTicks } from '../../web/plots/heatmap.js';
 
 describe('powerDomain', () => {
   it('encloses the positive values in powers of the base, a power itself being its own end', () => {
@@ -13,3 +15,25 @@ describe('powerDomain', () => {
   });
 });
 
+describe('decades and powerOfTen', () => {
+  it('tick every power of ten in the domain, its ends included', () => {
+    expect(decades(1e-3, 1)).toEqual([1e-3, 1e-2, 1e-1, 1]);
+    expect(decades(0.02, 5000)).toEqual([0.1, 1, 10, 100, 1000]);
+  });
+  it('label 1 to 1000 in full and the others as 10 with a superscript exponent', () => {
+    expect([1e-12, 1e-3, 0.1, 1, 10, 1000, 1e4].map(powerOfTen)).toEqual(['10⁻¹²', '10⁻³', '10⁻¹', '1', '10', '1000', '10⁴']);
+  });
+});
+
+describe('columnTicks', () => {
+  const names = (n) => Array.from({ length: n }, (_, j) => String(j + 1));
+  it('keeps every name when each fits under its cell', () => {
+    expect(columnTicks(names(8), 8 * 34)).toBeUndefined();
+    expect(columnTicks(names(9), 9 * 14)).toBeUndefined();  // one digit in 14 px
+  });
+  it('shows the first name and every k-th when two-digit names would touch', () => {
+    expect(columnTicks(names(16), 16 * 18)).toEqual(['1', '2', '4', '6', '8', '10', '12', '14', '16']);
+    expect(columnTicks(names(64), 64 * 12)).toEqual(['1', ...Array.from({ length: 32 }, (_, i) => String(2 * i + 2))]);
+    expect(columnTicks(names(64), 64 * 4)).toEqual(['1', '10', '20', '30', '40', '50', '60']);
+  });
+});

@@ -9,7 +9,7 @@
 import * as Plot from '@observablehq/plot';
 import { recentNodes, showMoved } from '../morph.js';
 import { moveRects } from './rects.js';
-import { plot } from './style.js';
+import { decades, plot, powerOfTen } from './style.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -107,17 +107,5 @@ const defaultLabel = ({ n, xLabel, curves = [] }) => `Histogram of ${n} samples 
 function moveBars(wrap, y, bars, y1, ariaLabel) {
   return moveRects(wrap.querySelector(':scope > svg'), y, y1, bars.map((b) => b.density), ariaLabel);
 }
-
-// Powers of ten in [lo, hi], labelled 1, 10⁻¹, 10⁻², … (not the SI "100m" of the default format).
-const decades = (lo, hi) => {
-  const out = [];
-  for (let e = Math.ceil(Math.log10(lo)); e <= Math.floor(Math.log10(hi)); e++) out.push(10 ** e);
-  return out;
-};
-const SUP = { '-': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
-const powerOfTen = (d) => {
-  const e = Math.round(Math.log10(d));
-  return e === 0 ? '1' : e === 1 ? '10' : `10${[...String(e)].map((c) => SUP[c]).join('')}`;
-};
 
 const strokeOf = (c) => (c.dashed ? 'currentColor' : 'var(--curve)');

@@ -44,6 +44,14 @@ const cellLabel = (v) => (Math.abs(v) < 0.005 ? '0.00' : v.toFixed(2));  // neve
 // strong cells are dark on white and light on the dark theme: the label takes the other tone
 const labelFill = (v, extent, dark) => ((Math.abs(v) > 0.6 * extent) !== dark ? 'white' : 'black');
 
+// Every k-th column name (and the first) when all of them would not fit under their cells: k from
+// 1, 2, 5, 10, … so that a name (about 7.5 px a character at 12 px) and a gap fit in k cells.
+export function columnTicks(names, plotWidth) {
+  const cell = plotWidth / names.length, longest = Math.max(...names.map((n) => n.length));
+  const k = [1, 2, 5, 10, 20, 50].find((step) => step * cell >= 7.5 * longest + 6) ?? 100;
+  return k === 1 ? undefined : names.filter((_, idx) => idx === 0 || (idx + 1) % k === 0);
+}
+
 const withDefaults = (options) => ({ rowLabel: 'row', colLabel: 'column', label: 'value', width: 320, dark: prefersDark(), ...options });
 
 export function heatmapPlot(options) {
@@ -59,7 +67,7 @@ export function heatmapPlot(options) {
   const map = plot({
     width, height: o.height ?? Math.round(width * rows / cols) + 60, marginLeft: 40, marginBottom: 36,
     style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-    x: { label: o.colLabel, domain: cells.slice(0, cols).map((c) => c.j) },
+    x: { label: o.colLabel, domain: cells.slice(0, cols).map((c) => c.j), ticks: columnTicks(cells.slice(0, cols).map((c) => c.j), width - 60) },
     y: { label: o.rowLabel, domain: [...new Set(cells.map((c) => c.i))] },
     color,
     ariaLabel: o.ariaLabel ?? `${rows}×${cols} heatmap of ${o.label}`,

@@ -1,5 +1,6 @@
 // Shared plot styling: Okabe–Ito colours (colour-blind safe), and the one door to Observable Plot.
 import * as Plot from '@observablehq/plot';
+import { sup } from '../format.js';
 import './plot.css';
 
 export const SERIES_COLORS = ['#0072b2', '#d55e00', '#009e73', '#cc79a7', '#e69f00', '#56b4e9'];
@@ -32,4 +33,18 @@ export function powerDomain(values, base) {
   const log = base === 10 ? Math.log10 : base === 2 ? Math.log2 : (v) => Math.log(v) / Math.log(base);
   const logs = values.filter((v) => v > 0).map(log);
   return [base ** Math.floor(Math.min(...logs)), base ** Math.ceil(Math.max(...logs))];
+}
+
+// The powers of ten inside [lo, hi], the ticks of a log axis.
+export function decades(lo, hi) {
+  const out = [];
+  for (let e = Math.ceil(Math.log10(lo) - 1e-9); e <= Math.floor(Math.log10(hi) + 1e-9); e++) out.push(10 ** e);
+  return out;
+}
+
+// A log axis's tick label: 10^k as 10 with a superscript exponent, 1 to 1000 written out (not the
+// SI "100m" of Plot's default format).
+export function powerOfTen(v) {
+  const e = Math.round(Math.log10(v));
+  return e >= 0 && e <= 3 ? String(10 ** e) : `10${sup(String(e))}`;
 }

@@ -2,32 +2,18 @@
 // interval bars, dashed reference levels or curves, and a labelled vertical marker for the value
 // the controls have selected. Pure: data in, SVG node out.
 //   series: [{ name, points: [{ x, y, lo?, hi? }] }]      one colour per series, in a legend
-//   refs:   [{ name, y } | { name, points: [{ x, y }] }]   dashed theory levels or curves
+//   refs:   [{ name, y, left?, dy? } | { name, points: [{ x, y }] }]   dashed theory levels or curves
+//           (a level's name sits at the right end, or the left with left: true, dy px from its
+//           line: −7, just above, by default)
 //   marker: { x, label }                                   the current value of the swept parameter
 //   colors: one colour per series (default: SERIES_COLORS in order)
 import * as Plot from '@observablehq/plot';
 import { chart, recentNodes, showMoved } from '../morph.js';
 import { hasBar, moveMarks } from './move-marks.js';
-import { SERIES_COLORS, plot } from './style.js';
+import { SERIES_COLORS, decades, plot, powerOfTen } from './style.js';
 
 // Labels drawn over the curves keep a rim of the figure's background, in either theme.
 const HALO = { stroke: 'var(--panel)', strokeWidth: 4, paintOrder: 'stroke' };
-
-const SUP = { '-': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
-
-// 10^k as 10 with a superscript exponent; 1, 10, 100 and 1000 written out.
-export function powerOfTen(v) {
-  const e = Math.round(Math.log10(v));
-  if (e >= 0 && e <= 3) return String(10 ** e);
-  return `10${[...String(e)].map((c) => SUP[c]).join('')}`;
-}
-
-// The powers of ten inside [lo, hi], for a log axis.
-export function decades(lo, hi) {
-  const out = [];
-  for (let e = Math.ceil(Math.log10(lo) - 1e-9); e <= Math.floor(Math.log10(hi) + 1e-9); e++) out.push(10 ** e);
-  return out;
-}
 
 export function sweepCurvesPlot({ series, refs = [], marker, xLabel, yLabel, xLog = true, yLog = false, yDomain,
   xTicks, xTickFormat, yTicks, yTickFormat, colors, width = 520, height = 280, ariaLabel }) {
@@ -36,7 +22,7 @@ export function sweepCurvesPlot({ series, refs = [], marker, xLabel, yLabel, xLo
   const marks = [];
   for (const r of refs) {
     if ('y' in r) marks.push(Plot.ruleY([r.y], { stroke: 'currentColor', strokeOpacity: 0.55, strokeDasharray: '4,3' }),
-      Plot.text([r], { frameAnchor: 'right', y: 'y', text: () => r.name, dy: -7, dx: -4, fill: 'currentColor', ...HALO }));
+      Plot.text([r], { frameAnchor: r.left ? 'left' : 'right', y: 'y', text: () => r.name, dy: r.dy ?? -7, dx: r.left ? 4 : -4, fill: 'currentColor', ...HALO }));
     else {
       marks.push(Plot.line(r.points, { x: 'x', y: 'y', stroke: 'currentColor', strokeOpacity: 0.45, strokeDasharray: '4,3' }));
       if (r.name) marks.push(Plot.text(r.points.slice(-1), { x: 'x', y: 'y', text: () => r.name, dx: -4, dy: -8, textAnchor: 'end', fill: 'currentColor', ...HALO }));

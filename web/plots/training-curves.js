@@ -3,8 +3,7 @@
 //   series: [{ name, values }]   values[i] is the metric at step i + 1 (one colour per series)
 //   ref:    { name, y }          e.g. ln L, the entropy of uniform attention
 import * as Plot from '@observablehq/plot';
-import { decades, powerOfTen } from './sweep-curves.js';
-import { SERIES_COLORS, plot } from './style.js';
+import { SERIES_COLORS, decades, plot, powerOfTen } from './style.js';
 
 // Trailing mean over `window` steps (fewer at the start), so a point never looks ahead.
 export function smooth(values, window) {

@@ -5,7 +5,7 @@ import { showSweepCurves } from '../plots/sweep-curves.js';
 import { niceCeil, powerDomain } from '../plots/style.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
 import { dataTable, el, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
-import { DK_TICKS, marker } from './softmax-saturation.js';
+import { DK_TICKS, marker } from './dk-axis.js';
 import './dot-variance.css';
 
 export const id = 'dot-variance';

@@ -4,8 +4,8 @@ import { showBars } from '../plots/bars.js';
 import { showSweepCurves } from '../plots/sweep-curves.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, shownTable } from '../readout.js';
-import { DK_TICKS, SERIES, SWEEP_PARAMS, marker, runBoth, sub, sweepPoints, sweepTable, tex, sourcesPanel } from './softmax-saturation.js';
-import './softmax-saturation.css';
+import { DK_TICKS, marker } from './dk-axis.js';
+import { SERIES, SWEEP_PARAMS, runBoth, sourcesPanel, sub, sweepPoints, sweepTable, tex } from './softmax-shared.js';
 
 export const id = 'scaling-choices';
 
@@ -57,12 +57,12 @@ export function mount(figure, { run }) {
     }, sweepTable('Score variance against dₖ as a table', s, NAMES, 'scoreVariance'));
     showSweepCurves(maxPanel.plot, {
       series: all.map(({ name, stat }) => ({ name, points: sweepPoints(s, stat, 'maxWeight') })),
-      refs: [{ name: `uniform: 1/n = ${fmt(1 / n)}`, y: 1 / n }], marker: marker(dk), xTicks: DK_TICKS,
+      refs: [{ name: `uniform: 1/n = ${fmt(1 / n)}`, y: 1 / n, dy: 10 }], marker: marker(dk), xTicks: DK_TICKS,
       xLabel: 'dₖ', yLabel: 'mean largest weight', yDomain: [0, 1],
     }, sweepTable('Largest weight against dₖ as a table', s, NAMES, 'maxWeight'));
     showSweepCurves(hPanel.plot, {
       series: all.map(({ name, stat }) => ({ name, points: sweepPoints(s, stat, 'entropy') })),
-      refs: [{ name: `uniform: log n = ${fmt(logn)}`, y: logn }], marker: marker(dk), xTicks: DK_TICKS,
+      refs: [{ name: `uniform: log n = ${fmt(logn)}`, y: logn, dy: 10 }], marker: marker(dk), xTicks: DK_TICKS,
       xLabel: 'dₖ', yLabel: 'mean entropy (nats)', yDomain: [0, logn * 1.08],
     }, sweepTable('Entropy against dₖ as a table', s, NAMES, 'entropy'));
     const at = (k, stat) => {

@@ -3,102 +3,13 @@
 import { showBars } from '../plots/bars.js';
 import { showSweepCurves } from '../plots/sweep-curves.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { dataTable, el, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
-import './softmax-saturation.css';
+import { dataTable, el, fillTable, grid, liveFormula, liveSummary, panel, setTex } from '../readout.js';
+import { DK_TICKS, marker } from './dk-axis.js';
+import { SERIES, SWEEP_PARAMS, list, nonMaxMass, outside, quote, runBoth, sourcesPanel, sub, sweepPoints, sweepTable, tex } from './softmax-shared.js';
 
 export const id = 'softmax-saturation';
 
-// ---------------------------------------------------------------- shared by the softmax steps
-
-export const DK_POW2 = Array.from({ length: 13 }, (_, i) => 2 ** i);
-export const SWEEP_PARAMS = {
-  dk: { kind: 'stops', values: DK_POW2, default: 64, label: 'dₖ', spoken: 'd k', format: String },
-  n: { kind: 'stops', values: [2, 4, 8, 16, 32, 64], default: 16, label: 'keys n', spoken: 'keys', format: String },
-  rows: { kind: 'stops', values: [32, 64, 128, 256, 512, 1024], default: 64, label: 'queries per dₖ', spoken: 'queries per d k', format: fmtInt },
-  seed: { kind: 'int', min: 0, max: 2 ** 31 - 1, default: 1, label: 'seed' },
-  query: { kind: 'int', min: 1, max: 1024, default: 1, label: 'query shown' },
-};
-
-// The series names, the same in every softmax step (and so the same colours).
-export const SERIES = { none: 'q·k (no scale)', sqrt: 'q·k / √dₖ', dk: 'q·k / dₖ' };
-
-export const sub = (i) => String(i).replace(/\d/g, (d) => '₀₁₂₃₄₅₆₇₈₉'[d]);
-// A number for TeX: significant digits, a plain hyphen (KaTeX typesets a minus), ×10^k as TeX.
-export const tex = (x, d = 3) => {
-  if (x === 0 || Math.abs(x) < 1e-300) return '0';
-  const a = Math.abs(x);
-  if (a >= 1e4 || a < 1e-3) {
-    const [m, e] = x.toExponential(d - 1).split('e');
-    return String.raw`${m}\times 10^{${Number(e)}}`;
-  }
-  return x.toPrecision(d);
-};
-export const texList = (xs, d = 3) => Array.from(xs, (x) => tex(x, d)).join(',\\ ');
-// fmt, but a tiny nonzero value keeps its exponent (fmt writes anything below 10⁻¹² as 0).
-const SUP = { '-': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
-export function fmtTiny(x, d = 3) {
-  if (x === 0 || !(Math.abs(x) < 1e-12)) return fmt(x, d);
-  const [m, e] = x.toExponential(d - 1).split('e');
-  return `${m.replace('-', '−')}×10${[...String(Number(e))].map((c) => SUP[c]).join('')}`;
-}
-export const list = (xs, d = 3) => `[${Array.from(xs, (x) => fmtTiny(x, d)).join(', ')}]`;
-// A number as a source text wrote it (its own decimals), with a real minus sign.
-export const quote = (xs, decimals) =>
-  `[${xs.map((x) => (decimals === undefined ? String(x) : x.toFixed(decimals)).replace('-', '−')).join(', ')}]`;
-
-// Points of one statistic of one scale of a softmaxSweep result, with their 95% intervals.
-export function sweepPoints(sweep, scale, stat, { intervals = true } = {}) {
-  const s = sweep.scales[scale][stat];
-  return sweep.dks.map((x, i) => (intervals ? { x, y: s.mean[i], lo: s.lo[i], hi: s.hi[i] } : { x, y: s.mean[i] }));
-}
-
-// The marker of the current d_k on a sweep plot, and the sweep's axis ticks.
-export const marker = (x, label = `dₖ = ${x}`) => ({ x, label });
-export const DK_TICKS = [1, 4, 16, 64, 256, 1024, 4096];
-
-// The data behind a sweep plot, as a table: one row per d_k, mean and 95% interval per series.
-export function sweepTable(caption, sweep, scales, stat, digits = 3) {
-  const cols = ['dₖ', ...scales.flatMap((k) => [`${SERIES[k]}: mean`, '95% interval'])];
-  const rows = sweep.dks.map((dk, i) => [String(dk), ...scales.flatMap((k) => {
-    const s = sweep.scales[k][stat];
-    return [fmt(s.mean[i], digits), fmtInterval([s.lo[i], s.hi[i]], digits)];
-  })]);
-  return dataTable(caption, cols, rows);
-}
-
-// Runs the d_k sweep on the step's channel (the long one: the Stop button cancels it) and the
-// quick per-query experiment on a second channel, so the query appears before the curves.
-export async function runBoth(run, figure, stepId, sweep, row) {
-  return Promise.all([
-    run(sweep.name, sweep.params, { onProgress: figure.progress }),
-    run(row.name, row.params, { channel: `${stepId}:query` }),
-  ]);
-}
-
-// Σ_{j ≠ argmax} p_j: how far p is from one-hot.
-export function nonMaxMass(p) {
-  const m = p.indexOf(Math.max(...p));
-  return p.reduce((a, x, j) => (j === m ? a : a + x), 0);
-}
-
-// Said of a query shown beyond the rows that the curves average.
-export const outside = (query, rows) => (query > rows ? ` (drawn like them, but not one of the ${fmtInt(rows)} behind the curves)` : '');
-
-
-// ---------------------------------------------------------------- this step
-
 export const params = SWEEP_PARAMS;
-
-// A panel of checked source claims: a title, the panel's table, and a list of verdicts (no plot);
-// say(lines) replaces the verdicts with one paragraph per line.
-export function sourcesPanel(title) {
-  const p = panel(title);
-  p.el.classList.add('softmax-sources');
-  p.plot.remove();
-  const verdicts = el('div', 'softmax-verdicts');
-  p.el.append(verdicts);
-  return { ...p, verdicts, say: (lines) => verdicts.replaceChildren(...lines.map((t) => el('p', undefined, t))) };
-}
 
 export function mount(figure, { run }) {
   const formula = liveFormula();
@@ -142,12 +53,12 @@ export function mount(figure, { run }) {
     const logn = Math.log(n);
     showSweepCurves(curvesMax.plot, {
       series: [{ name: SERIES.none, points: sweepPoints(s, 'none', 'maxWeight') }, { name: SERIES.sqrt, points: sweepPoints(s, 'sqrt', 'maxWeight') }],
-      refs: [{ name: `uniform: 1/n = ${fmt(1 / n)}`, y: 1 / n }], marker: marker(dk), xTicks: DK_TICKS,
+      refs: [{ name: `uniform: 1/n = ${fmt(1 / n)}`, y: 1 / n, dy: 10 }], marker: marker(dk), xTicks: DK_TICKS,
       xLabel: 'dₖ', yLabel: 'mean largest weight', yDomain: [0, 1],
     }, sweepTable('Largest weight against dₖ as a table', s, ['none', 'sqrt'], 'maxWeight'));
     showSweepCurves(curvesH.plot, {
       series: [{ name: SERIES.none, points: sweepPoints(s, 'none', 'entropy') }, { name: SERIES.sqrt, points: sweepPoints(s, 'sqrt', 'entropy') }],
-      refs: [{ name: `uniform: log n = ${fmt(logn)}`, y: logn }], marker: marker(dk), xTicks: DK_TICKS,
+      refs: [{ name: `uniform: log n = ${fmt(logn)}`, y: logn, dy: 10 }], marker: marker(dk), xTicks: DK_TICKS,
       xLabel: 'dₖ', yLabel: 'mean entropy (nats)', yDomain: [0, logn * 1.08],
     }, sweepTable('Entropy against dₖ as a table', s, ['none', 'sqrt'], 'entropy'));
     const rowsAt = (stat) => ['none', 'sqrt'].map((k) => {

@@ -3,9 +3,9 @@
 import { showBars } from '../plots/bars.js';
 import { showSweepCurves } from '../plots/sweep-curves.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
-import { DK_POW2, marker, sub, tex, sourcesPanel } from './softmax-saturation.js';
-import './softmax-saturation.css';
+import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex } from '../readout.js';
+import { DK_POW2, marker } from './dk-axis.js';
+import { sourcesPanel, sub, tex } from './softmax-shared.js';
 
 export const id = 'temperature';
 
@@ -59,11 +59,11 @@ export function mount(figure, { run }) {
       const table = (stat, caption) => dataTable(caption, ['τ/√dₖ', 'τ', 'mean', '95% interval'],
         r.grid.map((t, i) => [fmt(t, 3), fmt(t * root), fmt(r[stat].mean[i]), fmtInterval([r[stat].lo[i], r[stat].hi[i]])]));
       showSweepCurves(maxPanel.plot, {
-        series: [{ name, points: pts('maxWeight') }], refs: [{ name: `uniform: 1/n = ${fmt(1 / n)}`, y: 1 / n }],
+        series: [{ name, points: pts('maxWeight') }], refs: [{ name: `uniform: 1/n = ${fmt(1 / n)}`, y: 1 / n, left: true }],
         marker: tauMark, xTicks: ticks, xLabel: 'τ / √dₖ', yLabel: 'mean largest weight', yDomain: [0, 1],
       }, table('maxWeight', 'Largest weight against τ as a table'));
       showSweepCurves(hPanel.plot, {
-        series: [{ name, points: pts('entropy') }], refs: [{ name: `uniform: log n = ${fmt(logn)}`, y: logn }],
+        series: [{ name, points: pts('entropy') }], refs: [{ name: `uniform: log n = ${fmt(logn)}`, y: logn, left: true }],
         marker: tauMark, xTicks: ticks, xLabel: 'τ / √dₖ', yLabel: 'mean entropy (nats)', yDomain: [0, logn * 1.08],
       }, table('entropy', 'Entropy against τ as a table'));
       const i = r.grid.indexOf(tau), i1 = r.grid.indexOf(1);

@@ -3,10 +3,10 @@
 import { showSweepCurves } from '../plots/sweep-curves.js';
 import { SERIES_COLORS, niceCeil, powerDomain } from '../plots/style.js';
 import { showHeatmap } from '../plots/heatmap.js';
-import { fmt, fmtInt, fmtInterval } from '../format.js';
+import { fmt, fmtInt, fmtInterval, fmtPow } from '../format.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, shownTable } from '../readout.js';
-import { DK_TICKS, SERIES, SWEEP_PARAMS, list, marker, nonMaxMass, outside, quote, runBoth, tex, sourcesPanel } from './softmax-saturation.js';
-import './softmax-saturation.css';
+import { DK_TICKS, marker } from './dk-axis.js';
+import { SERIES, SWEEP_PARAMS, list, nonMaxMass, outside, quote, runBoth, sourcesPanel, tex } from './softmax-shared.js';
 
 export const id = 'vanishing-gradients';
 
@@ -88,7 +88,7 @@ export function mount(figure, { run }) {
     const decadeBelow = (v) => powerDomain([v / 2], 10)[0];
     const jLo = decadeBelow(Math.min(lowest('jacobianNorm'), uniform)), gLo = decadeBelow(lowest('nonmaxGrad'));
     showSweepCurves(normPanel.plot, {
-      series: seriesOf(s, 'jacobianNorm'), refs: [{ name: `uniform: √(n−1)/n = ${fmt(uniform)}`, y: uniform }],
+      series: seriesOf(s, 'jacobianNorm'), refs: [{ name: `uniform: √(n−1)/n = ${fmt(uniform)}`, y: uniform, dy: -18 }],  // above the scaled curve, which runs just above the level
       marker: marker(dk), xTicks: DK_TICKS, colors: SERIES_COLORS.slice(0, 3),
       xLabel: 'dₖ', yLabel: '‖J‖', yLog: true, yDomain: [jLo, 1], height: 300,
     }, sweepData('‖J‖ against dₖ as a table', s, 'jacobianNorm', shownTable(normPanel.plot)));
@@ -127,7 +127,7 @@ export function mount(figure, { run }) {
       `returns a gradient whose largest entry is ${fmt(h.maxAbsGrad)} for an upstream gradient of norm ${fmt(h.upstreamNorm)}. ` +
       `The forum post’s unscaled row ${quote(h.forum.scores)} is one-hot but for ${fmt(nonMaxMass(h.forum.p), 2)}, ` +
       `and its ‖J‖ is ${fmt(h.forum.frobenius, 2)}.`,
-      `In float32, a weight below 2^(−149) ≈ e^(${fmt(Math.log(2 ** -149))}) rounds to 0, so a saturated row can be exactly one-hot: without the scale, ` +
+      `In float32, a weight below ${fmtPow(2, -149)} ≈ ${fmtPow('e', Math.log(2 ** -149))} rounds to 0, so a saturated row can be exactly one-hot: without the scale, ` +
       `${s.scales.none.oneHot[last]} of the ${fmtInt(s.rows)} queries at dₖ = ${s.dks[last]} are, and send back exactly nothing.`,
     ];
     say(lines);
