@@ -196,6 +196,14 @@ describe('breaking-assumptions', () => {
   // |measured − formula| < 5 SE at every d_k (the SE from the sample's own 4th moment)
   const within = (r) => r.points.every((p) => Math.abs(p.variance - p.formulaVariance) < 5 * p.varianceSE);
 
+  it('a count moved down and up again gives the points a fresh engine gives', async () => {
+    const e = await createEngine();
+    for (const count of [500, 200, 1000]) {
+      const params = { departure: 'student-t', df: 6, count, seed: 4 };
+      expect(run(breakingSweep(e, params))).toEqual(run(breakingSweep(await createEngine(), params)));
+    }
+  });
+
   it('a mean μ: Var = d_k(1 + 2μ²), E = d_k·μ², and the plain d_k is rejected', () => {
     const { result: r, progress } = drain(breakingSweep(engine, { departure: 'mean', mu: 0.75, count: 500, seed: 1 }));
     expect(progress).toEqual([]);

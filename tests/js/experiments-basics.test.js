@@ -6,6 +6,7 @@ import { drain, run } from './drain.js';
 import { setupScores } from '../../web/experiments/setup.js';
 import { FOURTH_MOMENT, besselK0, productDensity, productVariance } from '../../web/experiments/product-variance.js';
 import { SWEEP_DK, dotVariance, dotVarianceSweep, sweepPairs } from '../../web/experiments/dot-variance.js';
+import { sampleDots } from '../../web/experiments/chunks.js';
 
 const engine = await createEngine();
 
@@ -161,5 +162,40 @@ describe('dot-variance: the sweep over d_k', () => {
     const hist = run(dotVariance(engine, { dk, count: 5000, seed }));
     const all = engine.describe(pairs, { bins: 1, lo: -1, hi: 1 });
     expect(hist.raw.variance).toBe(all.variance);
+  });
+});
+
+describe('sampleDots: a count moved reuses what the engine drew', () => {
+  // an engine that counts the pairs it is asked to draw
+  const counting = (e) => {
+    const spy = { ...e, drawn: 0 };
+    spy.sampleDotProducts = (p) => { spy.drawn += p.count; return e.sampleDotProducts(p); };
+    return spy;
+  };
+  it('draws only the new pairs when the count grows, none when it shrinks, and returns what a fresh engine does', async () => {
+    const e = counting(await createEngine());
+    const fresh = await createEngine();
+    const params = { dk: 32, seed: 11, distribution: 'uniform', std: 2 };
+    const steps = [[3000, 3000], [8000, 5000], [1000, 0], [8000, 0], [9000, 1000]];
+    for (const [count, drawn] of steps) {
+      e.drawn = 0;
+      const got = run(sampleDots(e, { ...params, count }));
+      expect(e.drawn).toBe(drawn);
+      expect(Array.from(got)).toEqual(Array.from(fresh.sampleDotProducts({ ...params, count })));  // one call, nothing kept
+    }
+    // another seed, another dk or a stream offset is another sample: drawn anew
+    for (const other of [{ seed: 12 }, { dk: 16 }, { first: 5 }]) {
+      e.drawn = 0;
+      const got = run(sampleDots(e, { ...params, ...other, count: 100 }));
+      expect(e.drawn).toBe(100);
+      expect(Array.from(got)).toEqual(Array.from(fresh.sampleDotProducts({ ...params, ...other, count: 100 })));
+    }
+  });
+  it('returns a copy: changing a result does not change the next', async () => {
+    const e = await createEngine();
+    const a = run(sampleDots(e, { dk: 8, count: 50, seed: 2 }));
+    const keep = Array.from(a);
+    a.fill(0);
+    expect(Array.from(run(sampleDots(e, { dk: 8, count: 50, seed: 2 })))).toEqual(keep);
   });
 });

@@ -1,6 +1,7 @@
 // (eq:breaking-assumptions) experiments: Var(q·k) against d_k when a premise of the derivation
 // fails, with the formula that holds instead. See chunks.js for the generator contract and
 // cpp/sampling.hpp for the sampler's semantics.
+import { sampleDots } from './chunks.js';
 
 export const BREAK_DKS = [2, 4, 8, 16, 32, 64, 128, 256, 512];
 
@@ -41,8 +42,6 @@ export const DEPARTURES = {
   },
 };
 
-// Normal draws per engine call when a run is split to report progress (~10 ms of wasm).
-const CHUNK_DRAWS = 1 << 20;
 // A run below this many draws finishes in one go (about the 16 ms budget).
 const LIGHT_DRAWS = 1 << 20;
 // Pairs at the i-th d_k use RNG streams i·2²⁴ + j: the d_k are independent of one another.
@@ -70,14 +69,13 @@ export function* breakingSweep(engine, { departure, mu = 0.5, rho = 0.5, df = 5,
   let done = 0;
   const points = [];
   for (const [i, dk] of dks.entries()) {
-    const dots = new Float32Array(count);
-    const per = light ? count : Math.max(1, Math.floor(CHUNK_DRAWS / (2 * dk * cost)));
-    for (let first = 0; first < count; first += per) {
-      const n = Math.min(per, count - first);
-      dots.set(engine.sampleDotProducts({ dk, count: n, seed, first: i * STREAM_STRIDE + first, ...options }), first);
-      done += 2 * dk * n * cost;
-      if (!light && done < total) yield { progress: done / total };
-    }
+    // in chunks (sampleDots), reusing what the engine drew for a smaller count
+    const run = sampleDots(engine, { dk, count, seed, first: i * STREAM_STRIDE, ...options }, { cost });
+    let step = run.next();
+    for (; !step.done; step = run.next()) if (!light) yield { progress: (done + step.value.progress * drawsOf(dk)) / total };
+    const dots = step.value;
+    done += drawsOf(dk);
+    if (!light && done < total) yield { progress: done / total };
     const s = engine.describe(dots, { bins: 1, lo: -1, hi: 1 });
     points.push({
       dk, mean: s.mean, meanCI: s.meanCI, variance: s.variance, varianceCI: s.varianceCI, varianceSE: s.varianceSE,
