@@ -2,9 +2,9 @@
 // interval bars, dashed reference levels or curves, and a labelled vertical marker for the value
 // the controls have selected. Pure: data in, SVG node out.
 //   series: [{ name, points: [{ x, y, lo?, hi? }] }]      one colour per series, in a legend
-//   refs:   [{ name, y, left?, dy? } | { name, points: [{ x, y }] }]   dashed theory levels or curves
-//           (a level's name sits at the right end, or the left with left: true, dy px from its
-//           line: −7, just above, by default)
+//   refs:   [{ name, y, left?, dy? } | { name, points: [{ x, y }] }]
+//           dashed theory levels or curves; a level's name sits at its right end (the left with
+//           left: true), dy px from its line (−7, just above, by default)
 //   marker: { x, label }                                   the current value of the swept parameter
 //   colors: one colour per series (default: SERIES_COLORS in order)
 import * as Plot from '@observablehq/plot';

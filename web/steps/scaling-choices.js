@@ -57,7 +57,7 @@ export function mount(figure, { run }) {
     }, sweepTable('Score variance against dₖ as a table', s, NAMES, 'scoreVariance'));
     showSweepCurves(maxPanel.plot, {
       series: all.map(({ name, stat }) => ({ name, points: sweepPoints(s, stat, 'maxWeight') })),
-      refs: [{ name: `uniform: 1/n = ${fmt(1 / n)}`, y: 1 / n, dy: 10 }], marker: marker(dk), xTicks: DK_TICKS,
+      refs: [{ name: `uniform: 1/n = ${fmt(1 / n)}`, y: 1 / n, dy: 10 }], marker: marker(dk), xTicks: DK_TICKS,  // below the level: the 1/d_k curve meets it from above
       xLabel: 'dₖ', yLabel: 'mean largest weight', yDomain: [0, 1],
     }, sweepTable('Largest weight against dₖ as a table', s, NAMES, 'maxWeight'));
     showSweepCurves(hPanel.plot, {

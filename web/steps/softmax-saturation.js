@@ -53,7 +53,7 @@ export function mount(figure, { run }) {
     const logn = Math.log(n);
     showSweepCurves(curvesMax.plot, {
       series: [{ name: SERIES.none, points: sweepPoints(s, 'none', 'maxWeight') }, { name: SERIES.sqrt, points: sweepPoints(s, 'sqrt', 'maxWeight') }],
-      refs: [{ name: `uniform: 1/n = ${fmt(1 / n)}`, y: 1 / n, dy: 10 }], marker: marker(dk), xTicks: DK_TICKS,
+      refs: [{ name: `uniform: 1/n = ${fmt(1 / n)}`, y: 1 / n, dy: 10 }], marker: marker(dk), xTicks: DK_TICKS,  // below the level, as in scaling-choices
       xLabel: 'dₖ', yLabel: 'mean largest weight', yDomain: [0, 1],
     }, sweepTable('Largest weight against dₖ as a table', s, ['none', 'sqrt'], 'maxWeight'));
     showSweepCurves(curvesH.plot, {

@@ -59,7 +59,7 @@ export function mount(figure, { run }) {
       const table = (stat, caption) => dataTable(caption, ['τ/√dₖ', 'τ', 'mean', '95% interval'],
         r.grid.map((t, i) => [fmt(t, 3), fmt(t * root), fmt(r[stat].mean[i]), fmtInterval([r[stat].lo[i], r[stat].hi[i]])]));
       showSweepCurves(maxPanel.plot, {
-        series: [{ name, points: pts('maxWeight') }], refs: [{ name: `uniform: 1/n = ${fmt(1 / n)}`, y: 1 / n, left: true }],
+        series: [{ name, points: pts('maxWeight') }], refs: [{ name: `uniform: 1/n = ${fmt(1 / n)}`, y: 1 / n, left: true }],  // at the left: the curve meets it at high τ
         marker: tauMark, xTicks: ticks, xLabel: 'τ / √dₖ', yLabel: 'mean largest weight', yDomain: [0, 1],
       }, table('maxWeight', 'Largest weight against τ as a table'));
       showSweepCurves(hPanel.plot, {
