@@ -1,8 +1,8 @@
 // The axis helpers of web/plots/: domains that redraws with similar data share, log-axis ticks and
-// their labels, and a heatmap's column names thinned to what fits under the cells.
+// their labels, and a heatmap's names thinned to what fits beside its cells.
 import { describe, expect, it } from 'vitest';
 import { decades, powerDomain, powerOfTen } from '../../web/plots/style.js';
-import { columnTicks } from '../../web/plots/heatmap.js';
+import { columnTicks, rowTicks } from '../../web/plots/heatmap.js';
 
 describe('powerDomain', () => {
   it('encloses the positive values in powers of the base, a power itself being its own end', () => {
@@ -25,7 +25,7 @@ describe('decades and powerOfTen', () => {
   });
 });
 
-describe('columnTicks', () => {
+describe('columnTicks and rowTicks', () => {
   const names = (n) => Array.from({ length: n }, (_, j) => String(j + 1));
   it('keeps every name when each fits under its cell', () => {
     expect(columnTicks(names(8), 8 * 34)).toBeUndefined();
@@ -35,5 +35,9 @@ describe('columnTicks', () => {
     expect(columnTicks(names(16), 16 * 18)).toEqual(['1', '2', '4', '6', '8', '10', '12', '14', '16']);
     expect(columnTicks(names(64), 64 * 12)).toEqual(['1', ...Array.from({ length: 32 }, (_, i) => String(2 * i + 2))]);
     expect(columnTicks(names(64), 64 * 4)).toEqual(['1', '10', '20', '30', '40', '50', '60']);
+  });
+  it('beside the rows, every name from 14 px a row, every other one below', () => {
+    expect(rowTicks(names(16), 16 * 20)).toBeUndefined();
+    expect(rowTicks(names(64), 64 * 12)).toEqual(columnTicks(names(64), 64 * 12));
   });
 });

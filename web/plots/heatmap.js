@@ -44,13 +44,15 @@ const cellLabel = (v) => (Math.abs(v) < 0.005 ? '0.00' : v.toFixed(2));  // neve
 // strong cells are dark on white and light on the dark theme: the label takes the other tone
 const labelFill = (v, extent, dark) => ((Math.abs(v) > 0.6 * extent) !== dark ? 'white' : 'black');
 
-// Every k-th column name (and the first) when all of them would not fit under their cells: k from
-// 1, 2, 5, 10, … so that a name (about 7.5 px a character at 12 px) and a gap fit in k cells.
-export function columnTicks(names, plotWidth) {
-  const cell = plotWidth / names.length, longest = Math.max(...names.map((n) => n.length));
-  const k = [1, 2, 5, 10, 20, 50].find((step) => step * cell >= 7.5 * longest + 6) ?? 100;
+// Every k-th name (and the first) when all of them would not fit beside their cells: k from 1, 2,
+// 5, 10, … so that k cells of a span of `length` px hold `need` px, a name and a gap.
+function thinTicks(names, length, need) {
+  const k = [1, 2, 5, 10, 20, 50].find((step) => (step * length) / names.length >= need) ?? 100;
   return k === 1 ? undefined : names.filter((_, idx) => idx === 0 || (idx + 1) % k === 0);
 }
+// under the columns a name is about 7.5 px a character wide at 12 px; beside the rows, 14 px high
+export const columnTicks = (names, plotWidth) => thinTicks(names, plotWidth, 7.5 * Math.max(...names.map((n) => n.length)) + 6);
+export const rowTicks = (names, plotHeight) => thinTicks(names, plotHeight, 14);
 
 const withDefaults = (options) => ({ rowLabel: 'row', colLabel: 'column', label: 'value', width: 320, dark: prefersDark(), ...options });
 
@@ -64,11 +66,13 @@ export function heatmapPlot(options) {
   const { color, extent } = colorOf(o);
   const marks = [Plot.cell(cells, { x: 'j', y: 'i', fill: 'v', inset: 0.5 })];
   if (cellText) marks.push(Plot.text(cells, { x: 'j', y: 'i', text: (c) => cellLabel(c.v), fill: (c) => labelFill(c.v, extent, o.dark), fontSize: 10 }));
+  const height = o.height ?? Math.round(width * rows / cols) + 60;
+  const rowNamesShown = [...new Set(cells.map((c) => c.i))];
   const map = plot({
-    width, height: o.height ?? Math.round(width * rows / cols) + 60, marginLeft: 40, marginBottom: 36,
+    width, height, marginLeft: 40, marginBottom: 36,
     style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
     x: { label: o.colLabel, domain: cells.slice(0, cols).map((c) => c.j), ticks: columnTicks(cells.slice(0, cols).map((c) => c.j), width - 60) },
-    y: { label: o.rowLabel, domain: [...new Set(cells.map((c) => c.i))] },
+    y: { label: o.rowLabel, domain: rowNamesShown, ticks: rowTicks(rowNamesShown, height - 56) },
     color,
     ariaLabel: o.ariaLabel ?? `${rows}×${cols} heatmap of ${o.label}`,
     marks,
