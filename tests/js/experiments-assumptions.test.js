@@ -180,6 +180,20 @@ describe('initialization', () => {
     expect(progress.at(-1)).toBeLessThan(1);
   });
 
+  it('a new d_k or initialisation reuses the tokens drawn for the seed and d_model, and gives what a fresh engine gives', async () => {
+    const e = await createEngine();
+    const asked = [];
+    const spy = { ...e, sampleEntries: (p) => { asked.push(p.count); return e.sampleEntries(p); } };
+    const first = { dmodel: 256, dk: 32, init: 'lecun-normal', seed: 9, tokens: 128 };
+    const seed10 = { ...first, seed: 10 };
+    for (const params of [first, { ...first, dk: 16 }, { ...first, init: 'glorot-uniform' }, { ...first, dmodel: 128 }, seed10]) {
+      asked.length = 0;
+      expect(run(initVariance(spy, params))).toEqual(run(initVariance(await createEngine(), params)));
+      // the weights always; the 129 tokens only for a new seed (fewer d_model: a prefix of the stream)
+      const weights = [params.dmodel * params.dk, params.dmodel * params.dk];
+      expect(asked).toEqual(params === first || params === seed10 ? [129 * params.dmodel, ...weights] : weights);
+    }
+  });
   it('reads σ only for the custom initialisation, so the page asks for it only then', () => {
     const base = { dmodel: 128, dk: 16, seed: 3, tokens: 64 };
     const numbers = (r) => ({ ...r, sigma: undefined });

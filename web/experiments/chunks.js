@@ -9,8 +9,8 @@
 // Normals per engine call: about 10 ms of work in wasm SIMD.
 export const CHUNK_NORMALS = 1 << 21;
 
-// The last samples each engine drew, by everything but their count. Pair i always comes from RNG
-// stream first + i, so a run with more pairs extends an earlier one and a run with fewer is its
+// The last samples each engine drew, by everything but their count (keptEntries below too). Pair i
+// always comes from RNG stream first + i, so a run with more pairs extends an earlier one and a run with fewer is its
 // prefix: a count moved down draws nothing, and moved up draws only the new pairs. Per engine (a
 // SIMD and a scalar build round their dot products differently), the newest runs up to KEPT
 // values in all (4 MiB: a breaking-assumptions sweep keeps one run per d_k).
@@ -52,5 +52,16 @@ export function* sampleDots(engine, { dk, count, seed, first = 0, distribution =
     if (at + n < count) yield { progress: (at + n - reused) / (count - reused) };
   }
   if (count > reused) keep(engine, key, out.slice());  // a copy: the caller may change `out`
+  return out;
+}
+
+// engine.sampleEntries, from what this engine drew last for the same stream when it can: a
+// stream's entries come one after another, so fewer are a prefix of more (more are drawn anew).
+export function keptEntries(engine, { count, ...params }) {
+  const key = `entries ${JSON.stringify(params)}`;
+  const before = keptFor(engine, key);
+  if (before && before.length >= count) return before.slice(0, count);
+  const out = engine.sampleEntries({ count, ...params });
+  keep(engine, key, out.slice());
   return out;
 }

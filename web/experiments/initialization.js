@@ -1,5 +1,6 @@
 // (eq:initialization) experiments: the variance of q = W_Qᵀx, k = W_Kᵀx' and q·k/√d_k when the
 // projections are drawn from a given initialisation. See chunks.js for the generator contract.
+import { keptEntries } from './chunks.js';
 
 // Weight variance σ_W² and entry distribution of each initialisation, for a projection from
 // d_model inputs to d_k outputs of one head. Glorot's fan-out depends on how the matrix is stored:
@@ -45,7 +46,8 @@ export function* initVariance(engine, { dmodel, dk, init, sigma = 0.02, seed, to
   const varW = weightVariance(init, dmodel, dk, sigma);
   const { distribution } = INITS[init];
   const std = Math.sqrt(varW);
-  const x = engine.sampleEntries({ count: (tokens + 1) * dmodel, seed, stream: 0 });
+  // the tokens depend on the seed and d_model only: a new d_k or initialisation reuses them
+  const x = keptEntries(engine, { count: (tokens + 1) * dmodel, seed, stream: 0 });
   const wq = engine.sampleEntries({ count: dmodel * dk, seed, stream: 1, distribution, std });
   const wk = engine.sampleEntries({ count: dmodel * dk, seed, stream: 2, distribution, std });
   const heavy = tokens * dmodel * dk > LIGHT_MACS;
