@@ -21,6 +21,9 @@ export const sup = (s) => {
   return out;
 };
 
+// digits in subscript: sub(12) = '₁₂' (k₁₂, q₃)
+export const sub = (i) => String(i).replace(/\d/g, (d) => '₀₁₂₃₄₅₆₇₈₉'[d]);
+
 // fmt, but a tiny nonzero value keeps its exponent (fmt writes anything below 10⁻¹² as 0).
 export function fmtTiny(x, digits = 3) {
   if (x === 0 || !(Math.abs(x) < 1e-12)) return fmt(x, digits);

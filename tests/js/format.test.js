@@ -1,6 +1,6 @@
 // The page's number formatting (web/format.js): what a reader sees for every kind of value.
 import { describe, expect, it } from 'vitest';
-import { fmt, fmtInt, fmtInterval, fmtPow } from '../../web/format.js';
+import { fmt, fmtInt, fmtInterval, fmtPow, fmtTiny, sub } from '../../web/format.js';
 
 describe('fmt', () => {
   it('gives significant digits with a real minus sign', () => {
@@ -58,5 +58,17 @@ describe('fmtPow', () => {
     expect(fmtPow(2, -149)).toBe('2⁻¹⁴⁹');
     expect(fmtPow('e', Math.log(2 ** -149))).toBe('e⁻¹⁰³');  // −103.28
     expect(fmtPow(10, 12)).toBe('10¹²');
+  });
+});
+
+describe('fmtTiny and sub', () => {
+  it('keeps the exponent of a value fmt would write as 0, and is fmt otherwise', () => {
+    expect(fmtTiny(-2.9e-20)).toBe('−2.90×10⁻²⁰');
+    expect(fmtTiny(0.25)).toBe(fmt(0.25));
+    expect(fmtTiny(0)).toBe('0');
+  });
+  it('writes an index in subscript', () => {
+    expect(sub(12)).toBe('₁₂');
+    expect(`q${sub(3)}`).toBe('q₃');
   });
 });

@@ -9,11 +9,12 @@
 // Normals per engine call: about 10 ms of work in wasm SIMD.
 export const CHUNK_NORMALS = 1 << 21;
 
-// The last samples each engine drew, by everything but their count (keptEntries below too). Pair i
-// always comes from RNG stream first + i, so a run with more pairs extends an earlier one and a run with fewer is its
-// prefix: a count moved down draws nothing, and moved up draws only the new pairs. Per engine (a
-// SIMD and a scalar build round their dot products differently), the newest runs up to KEPT
-// values in all (4 MiB: a breaking-assumptions sweep keeps one run per d_k).
+// The last samples each engine drew, by everything but their count (sampleDots and keptEntries
+// below). Pair i always comes from RNG stream first + i, so a run with more pairs extends an
+// earlier one and a run with fewer is its prefix: a count moved down draws nothing, and moved up
+// draws only the new pairs. Per engine (a SIMD and a scalar build round their dot products
+// differently), the newest runs up to KEPT values in all (4 MiB: a breaking-assumptions sweep
+// keeps one run per d_k).
 const KEPT = 1 << 20;
 const kept = new WeakMap();  // engine → Map(key → Float32Array), the oldest first
 

@@ -67,11 +67,11 @@ export function heatmapPlot(options) {
   const marks = [Plot.cell(cells, { x: 'j', y: 'i', fill: 'v', inset: 0.5 })];
   if (cellText) marks.push(Plot.text(cells, { x: 'j', y: 'i', text: (c) => cellLabel(c.v), fill: (c) => labelFill(c.v, extent, o.dark), fontSize: 10 }));
   const height = o.height ?? Math.round(width * rows / cols) + 60;
-  const rowNamesShown = [...new Set(cells.map((c) => c.i))];
+  const colNamesShown = cells.slice(0, cols).map((c) => c.j), rowNamesShown = [...new Set(cells.map((c) => c.i))];
   const map = plot({
     width, height, marginLeft: 40, marginBottom: 36,
     style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-    x: { label: o.colLabel, domain: cells.slice(0, cols).map((c) => c.j), ticks: columnTicks(cells.slice(0, cols).map((c) => c.j), width - 60) },
+    x: { label: o.colLabel, domain: colNamesShown, ticks: columnTicks(colNamesShown, width - 60) },
     y: { label: o.rowLabel, domain: rowNamesShown, ticks: rowTicks(rowNamesShown, height - 56) },
     color,
     ariaLabel: o.ariaLabel ?? `${rows}×${cols} heatmap of ${o.label}`,

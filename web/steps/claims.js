@@ -4,7 +4,7 @@
 // from the computed values by the rules in `verdictOf`; only the judgement “misleading” is given
 // in the data, always with its reason computed from the numbers.
 import { SERIES_COLORS } from '../plots/style.js';
-import { fmt, fmtInt } from '../format.js';
+import { fmt, fmtInt, fmtTiny } from '../format.js';
 import { liveFormula, liveSummary, setTex, el } from '../readout.js';
 import './claims.css';
 
@@ -45,10 +45,7 @@ export const APPROX_REL = 0.1;
 // fmt without trailing zeros after the point (−1.00 → −1, 0.100 → 0.1), and with exponents for
 // values fmt would round to 0.
 export function short(x, digits = 3) {
-  if (x !== 0 && Math.abs(x) < 1e-12) {
-    const [m, e] = x.toExponential(digits - 1).split('e');
-    return `${m.replace(/^-/, '−')}×10${[...e.replace('+', '')].map((ch) => '⁻⁰¹²³⁴⁵⁶⁷⁸⁹'['-0123456789'.indexOf(ch)]).join('')}`;
-  }
+  if (x !== 0 && Math.abs(x) < 1e-12) return fmtTiny(x, digits);
   return fmt(x, digits).replace(/(\.\d*?)0+(?=$|×)/, '$1').replace(/\.(?=$|×)/, '');
 }
 // A value checked against numbers stated with `d` decimals: two more decimals than the text.

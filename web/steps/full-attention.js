@@ -2,13 +2,12 @@
 // causal mask as a toggle: the attention weights and the outputs as heatmaps, per-row peakedness.
 import { morph } from '../morph.js';
 import { niceCeil, prefersDark, showHeatmap } from '../plots/heatmap.js';
-import { fmt } from '../format.js';
+import { fmt, sub } from '../format.js';
 import { dataTable, el, fillTable, grid, liveFormula, liveSummary, panel, setTex, shownTable } from '../readout.js';
 import './full-attention.css';
 
 export const id = 'full-attention';
 
-const sub = (i) => String(i).replace(/\d/g, (d) => '₀₁₂₃₄₅₆₇₈₉'[d]);
 
 export const params = {
   n: { kind: 'stops', values: [4, 5, 6, 7, 8, 9, 10, 11, 12], default: 8, label: 'positions n', spoken: 'positions', format: String },

@@ -2,10 +2,10 @@
 // c²·d_k, constant only for c = 1/√d_k; 1/d_k shrinks the scores until softmax is uniform.
 import { showBars } from '../plots/bars.js';
 import { showSweepCurves } from '../plots/sweep-curves.js';
-import { fmt, fmtInt, fmtInterval } from '../format.js';
+import { fmt, fmtInt, fmtInterval, sub } from '../format.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, shownTable } from '../readout.js';
 import { DK_TICKS, marker } from './dk-axis.js';
-import { SERIES, SWEEP_PARAMS, runBoth, sourcesPanel, sub, sweepPoints, sweepTable, tex } from './softmax-shared.js';
+import { SERIES, SWEEP_PARAMS, runBoth, sourcesPanel, sweepPoints, sweepTable, tex } from './softmax-shared.js';
 
 export const id = 'scaling-choices';
 

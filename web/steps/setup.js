@@ -1,5 +1,6 @@
 // (eq:setup) Queries, keys and the score matrix S = QKᵀ, on a tiny example the reader can read
 // number by number.
+import { sub } from '../format.js';
 import { showHeatmap } from '../plots/heatmap.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import './setup.css';
@@ -7,8 +8,6 @@ import './setup.css';
 export const id = 'setup';
 
 const NQ = 3, NK = 4;
-const SUB = ['₀', '₁', '₂', '₃', '₄', '₅', '₆', '₇', '₈', '₉'];
-const sub = (i) => String(i).split('').map((c) => SUB[c]).join('');
 
 export const params = {
   dk: { kind: 'stops', values: [2, 3, 4, 5, 6, 7, 8], default: 4, label: 'dₖ', spoken: 'd k', format: String },

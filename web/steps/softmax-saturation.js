@@ -2,10 +2,10 @@
 // a near one-hot vector; divided by √d_k the weights keep the same distribution at every d_k.
 import { showBars } from '../plots/bars.js';
 import { showSweepCurves } from '../plots/sweep-curves.js';
-import { fmt, fmtInt, fmtInterval } from '../format.js';
+import { fmt, fmtInt, fmtInterval, sub } from '../format.js';
 import { dataTable, el, fillTable, grid, liveFormula, liveSummary, panel, setTex } from '../readout.js';
 import { DK_TICKS, marker } from './dk-axis.js';
-import { SERIES, SWEEP_PARAMS, list, nonMaxMass, outside, quote, runBoth, sourcesPanel, sub, sweepPoints, sweepTable, tex } from './softmax-shared.js';
+import { SERIES, SWEEP_PARAMS, list, nonMaxMass, outside, quote, runBoth, sourcesPanel, sweepPoints, sweepTable, tex } from './softmax-shared.js';
 
 export const id = 'softmax-saturation';
 

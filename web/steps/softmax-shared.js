@@ -17,7 +17,6 @@ export const SWEEP_PARAMS = {
 // The series names, the same in every softmax step (and so the same colours).
 export const SERIES = { none: 'q·k (no scale)', sqrt: 'q·k / √dₖ', dk: 'q·k / dₖ' };
 
-export const sub = (i) => String(i).replace(/\d/g, (d) => '₀₁₂₃₄₅₆₇₈₉'[d]);
 // A number for TeX: significant digits, a plain hyphen (KaTeX typesets a minus), ×10^k as TeX.
 export const tex = (x, d = 3) => {
   if (x === 0 || Math.abs(x) < 1e-300) return '0';
@@ -28,7 +27,6 @@ export const tex = (x, d = 3) => {
   }
   return x.toPrecision(d);
 };
-export const texList = (xs, d = 3) => Array.from(xs, (x) => tex(x, d)).join(',\\ ');
 export const list = (xs, d = 3) => `[${Array.from(xs, (x) => fmtTiny(x, d)).join(', ')}]`;
 // A number as a source text wrote it (its own decimals), with a real minus sign.
 export const quote = (xs, decimals) =>

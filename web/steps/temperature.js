@@ -2,10 +2,10 @@
 // sharpens, above it softens, for every query, not only on average.
 import { showBars } from '../plots/bars.js';
 import { showSweepCurves } from '../plots/sweep-curves.js';
-import { fmt, fmtInt, fmtInterval } from '../format.js';
+import { fmt, fmtInt, fmtInterval, sub } from '../format.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex } from '../readout.js';
 import { DK_POW2, marker } from './dk-axis.js';
-import { sourcesPanel, sub, tex } from './softmax-shared.js';
+import { sourcesPanel, tex } from './softmax-shared.js';
 
 export const id = 'temperature';
 
