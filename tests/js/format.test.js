@@ -1,6 +1,6 @@
 // The page's number formatting (web/format.js): what a reader sees for every kind of value.
 import { describe, expect, it } from 'vitest';
-import { fmt, fmtInt, fmtInterval, fmtPow, fmtTiny, sub } from '../../web/format.js';
+import { fmt, fmtInt, fmtInterval, fmtPow, fmtShort, fmtTiny, sub, texFixed } from '../../web/format.js';
 
 describe('fmt', () => {
   it('gives significant digits with a real minus sign', () => {
@@ -70,5 +70,24 @@ describe('fmtTiny and sub', () => {
   it('writes an index in subscript', () => {
     expect(sub(12)).toBe('₁₂');
     expect(`q${sub(3)}`).toBe('q₃');
+  });
+});
+
+describe('fmtShort', () => {
+  it('writes a value as typed: at most 6 significant digits, no trailing zeros, a real minus', () => {
+    expect(fmtShort(9)).toBe('9');
+    expect(fmtShort(3.24)).toBe('3.24');
+    expect(fmtShort(Math.fround(10.2))).toBe('10.2');  // a float32 input reads as typed
+    expect(fmtShort(-3)).toBe('−3');
+    expect(fmtShort(1 / 3)).toBe('0.333333');
+  });
+});
+
+describe('texFixed', () => {
+  it('gives fixed decimals with a hyphen for TeX, and never −0', () => {
+    expect(texFixed(Math.PI, 2)).toBe('3.14');
+    expect(texFixed(-0.5, 3)).toBe('-0.500');
+    expect(texFixed(-0.004, 2)).toBe('0.00');
+    expect(texFixed(-0.006, 2)).toBe('-0.01');
   });
 });

@@ -4,7 +4,7 @@
 import { showBars } from '../plots/bars.js';
 import { showSweepCurves } from '../plots/sweep-curves.js';
 import { heatmapPlot, prefersDark } from '../plots/heatmap.js';
-import { fmt, fmtInt, fmtInterval, sub } from '../format.js';
+import { fmt, fmtInt, fmtInterval, sub, texFixed } from '../format.js';
 import { dataTable, el, fillTable, liveFormula, liveSummary, setTex, show } from '../readout.js';
 import './exercises.css';
 
@@ -23,7 +23,7 @@ export const params = {
 // Which exercise each control belongs to (moved there from the figure's control bar).
 const CONTROL_HOME = { pairs: 1, threshold: 2, peak: 5 };
 
-const tex = (x, d = 3) => (Math.abs(x) < 0.5 * 10 ** -d ? (0).toFixed(d) : x.toFixed(d));
+const tex = (x, d = 3) => texFixed(x, d);
 const pm = (m, digits = 3) => `${fmt(m.mean, digits)} ± ${fmt(m.se, 1)}`;
 // τ = f·√d_k is a whole number for the even powers of two: show it without decimals then.
 const isWhole = (t) => Math.abs(t - Math.round(t)) < 1e-9;

@@ -2,7 +2,7 @@
 // causal mask as a toggle: the attention weights and the outputs as heatmaps, per-row peakedness.
 import { morph } from '../morph.js';
 import { niceCeil, prefersDark, showHeatmap } from '../plots/heatmap.js';
-import { fmt, sub } from '../format.js';
+import { fmt, sub, texFixed } from '../format.js';
 import { dataTable, el, fillTable, grid, liveFormula, liveSummary, panel, setTex, shownTable } from '../readout.js';
 import './full-attention.css';
 
@@ -18,8 +18,7 @@ export const params = {
   seed: { kind: 'int', min: 0, max: 2 ** 31 - 1, default: 1, label: 'seed' },
 };
 
-// A number for TeX: fixed decimals, a plain hyphen for the sign (KaTeX typesets it as a minus).
-const tex = (x, d = 2) => (Math.abs(x) < 0.5 * 10 ** -d ? (0).toFixed(d) : x.toFixed(d));
+const tex = (x, d = 2) => texFixed(x, d);
 const texRow = (xs, d = 2) => Array.from(xs, (x) => tex(x, d)).join(',\\ ');
 const mean = (xs) => xs.reduce((s, x) => s + x, 0) / xs.length;
 

@@ -2,7 +2,7 @@
 // law; and XY is not normal: its kurtosis is E[X⁴]·E[Y⁴] (9 for normal factors).
 import { showDensityHistogram } from '../plots/density-histogram.js';
 import { normalPdf } from '../plots/histogram.js';
-import { fmt, fmtInt, fmtInterval } from '../format.js';
+import { fmt, fmtInt, fmtInterval, fmtShort } from '../format.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import { FOURTH_MOMENT, productDensity } from '../experiments/product-variance.js';
 import './product-variance.css';
@@ -26,8 +26,6 @@ const LAW = {
   rademacher: { name: 'random-sign entries ±1', density: null },
 };
 const inside = ([lo, hi], x) => lo <= x && x <= hi;
-// theory values as short exact decimals: 9, 3.24, 0.24 (not 9.00 or 0.240)
-const exact = (x) => String(Number(x.toPrecision(6))).replace('-', '−');
 
 export function mount(figure, { run }) {
   const formula = liveFormula();
@@ -72,8 +70,8 @@ export function mount(figure, { run }) {
       const rows = [
         { name: 'mean', value: s.mean, ci: s.meanCI, theory: 0, theoryText: '0' },
         { name: 'variance', value: s.variance, ci: s.varianceCI, theory: 1, theoryText: '1' },
-        { name: 'E[(XY)⁴]', value: r.fourth.value, ci: r.fourth.ci, theory: kappa, theoryText: exact(kappa) },
-        { name: 'kurtosis', value: r.kurtosis.value, ci: r.kurtosis.ci, theory: kappa, theoryText: exact(kappa) },
+        { name: 'E[(XY)⁴]', value: r.fourth.value, ci: r.fourth.ci, theory: kappa, theoryText: fmtShort(kappa) },
+        { name: 'kurtosis', value: r.kurtosis.value, ci: r.kurtosis.ci, theory: kappa, theoryText: fmtShort(kappa) },
       ];
       // With ±1 entries (XY)² = 1 exactly: s² = n/(n−1)·(1 − x̄²) moves only through the sample mean,
       // an error of order 1/n that normal-approximation intervals do not describe, so none is shown.
@@ -90,18 +88,18 @@ export function mount(figure, { run }) {
         ? 'With ±1 entries XY is itself ±1, so (XY)² = 1 exactly: the sample variance differs from 1 only ' +
           'through the sample mean x̄, as n/(n−1)·(1 − x̄²), an error of order 1/n that a normal-approximation ' +
           'interval does not describe. No interval is shown for it or for the moments built on it.'
-        : `A normal variable has kurtosis 3; XY has E[X⁴]·E[Y⁴] = ${exact(kappa)}, an excess of ${exact(kappa - 3)}. ` +
+        : `A normal variable has kurtosis 3; XY has E[X⁴]·E[Y⁴] = ${fmtShort(kappa)}, an excess of ${fmtShort(kappa - 3)}. ` +
           'The kurtosis interval comes from the delta method and rests on the eighth moment of XY, finite here.';
 
       setTex(formula, String.raw`\begin{aligned}\operatorname{Var}(XY)&=\mathbb{E}[X^2]\,\mathbb{E}[Y^2]-\big(\mathbb{E}[X]\,\mathbb{E}[Y]\big)^2=1` +
         String.raw`&&\text{measured: }${fmt(s.variance, 4)}\\` +
-        String.raw`\kappa(XY)&=\mathbb{E}[X^4]\,\mathbb{E}[Y^4]=${M4_TEX[distribution]}\cdot${M4_TEX[distribution]}=${exact(kappa)}` +
+        String.raw`\kappa(XY)&=\mathbb{E}[X^4]\,\mathbb{E}[Y^4]=${M4_TEX[distribution]}\cdot${M4_TEX[distribution]}=${fmtShort(kappa)}` +
         String.raw`&&\text{measured: }${fmt(r.kurtosis.value, 3)}\end{aligned}`, true);
       const where = (ci, t) => (degenerate ? '' : `, ${inside(ci, t) ? 'inside' : 'outside'} the 95% interval`);
       summary.textContent =
         `With ${fmtInt(s.n)} products XY of independent ${law.name} (seed ${seed}), the sampled variance is ` +
         `${fmt(s.variance, 4)} (theory 1${where(s.varianceCI, 1)}) and the kurtosis is ` +
-        `${fmt(r.kurtosis.value, 3)} (theory ${exact(kappa)}${where(r.kurtosis.ci, kappa)}; a normal variable has 3).`;
+        `${fmt(r.kurtosis.value, 3)} (theory ${fmtShort(kappa)}${where(r.kurtosis.ci, kappa)}; a normal variable has 3).`;
       figure.done(r);
     },
   };

@@ -2,7 +2,7 @@
 // dividing changes the differences, and the differences are all softmax sees.
 import { theoryPlot } from '../plots/theory-lines.js';
 import { showBars } from '../plots/bars.js';
-import { fmt, fmtInt } from '../format.js';
+import { fmt, fmtInt, fmtShort } from '../format.js';
 import { dataTable, fillTable, grid, keyboardScroll, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import './shift-vs-scale.css';
 
@@ -20,9 +20,7 @@ export const params = {
 const STATUS = { ok: 'finite', zeros: 'all weights 0 (the sum overflowed)', nan: 'NaN (an exp overflowed)' };
 const list = (a, d = 3) => a.map((v) => fmt(v, d)).join(', ');
 const bracket = (a, d = 3) => `[${list(a, d)}]`;
-// An input value as typed (100, 10.2, −3), from its float32: at most 6 significant digits.
-const plain = (v) => String(Number(v.toPrecision(6))).replace('-', '−');
-const plainRow = (a) => `[${a.map(plain).join(', ')}]`;
+const plainRow = (a) => `[${a.map(fmtShort).join(', ')}]`;
 const ulpText = (u) => (Number.isNaN(u) ? '—' : fmtInt(u));
 
 
@@ -94,7 +92,7 @@ export function mount(figure, { run }) {
       fillTable(rows.table, ['operation', 'logits', 'ratios x₂/x₁, x₃/x₁', 'gaps', 'softmax'],
         r.scaleRows.map((row) => ({
           name: label[row.key],
-          cells: [plainRow(row.values), list(row.ratios, 4), row.gaps.map(plain).join(', '), list(row.softmax, 3)],
+          cells: [plainRow(row.values), list(row.ratios, 4), row.gaps.map(fmtShort).join(', '), list(row.softmax, 3)],
         })));
 
       // --- thresholds, and the seed's numbers
@@ -103,7 +101,7 @@ export function mount(figure, { run }) {
         { name: 'largest lone logit whose naive softmax is finite', cells: [fmt(t.loneLargest, 9)] },
         { name: '… the next float32, already NaN', cells: [fmt(t.loneNext, 9)] },
         { name: 'largest logit inside a SIMD batch that is still finite', cells: [fmt(t.laneLargest, 9)] },
-        { name: 'this row: the first c where the naive softmax fails', cells: [r.breakAt ? plain(r.breakAt.c) : 'none up to 200'] },
+        { name: 'this row: the first c where the naive softmax fails', cells: [r.breakAt ? fmtShort(r.breakAt.c) : 'none up to 200'] },
       ]);
       fillTable(claims.table, ['the text’s row', 'it states', 'the engine computes', 'the stated numbers fit', 'whose softmax is'],
         r.claims.map((c) => ({
@@ -129,7 +127,7 @@ export function mount(figure, { run }) {
       summary.textContent =
         `With the largest logit at c = ${offset}, the stable softmax sums to ${fmt(r.stableSum, 7)} and ` +
         `matches softmax(x − max x) ${r.maxUlps === 0 ? 'bit for bit' : `to within ${fmtInt(r.maxUlps)} ulp`}; ${naiveText}. ` +
-        (r.breakAt ? `Along the sweep the naive softmax first fails at c = ${plain(r.breakAt.c)}, where ln Σ eˣ = ${fmt(r.breakAt.lse, 5)} ` +
+        (r.breakAt ? `Along the sweep the naive softmax first fails at c = ${fmtShort(r.breakAt.c)}, where ln Σ eˣ = ${fmt(r.breakAt.lse, 5)} ` +
           `has passed ln FLT_MAX = ${fmt(t.lnFltMax, 7)}${laneNote} ` : '') +
         `Dividing [100, 102, 103] by ${divisor} keeps its ratios and changes its weights to ${bracket(r.scaleRows[1].softmax)}; ` +
         `subtracting 97 changes every ratio and leaves the weights ${bracket(r.scaleRows[2].softmax)}, ` +
