@@ -375,9 +375,9 @@ void sample_entries(std::vector<float>& out, double count_d, double seed_d, cons
                     double stream_d) {
   const char* fn = "sampleEntries";
   const std::size_t count = size_arg(fn, "count", count_d, kMaxElements);
-  Rng rng(seed_arg(fn, "seed", seed_d), seed_arg(fn, "stream", stream_d));
+  const std::uint64_t seed = seed_arg(fn, "seed", seed_d), stream = seed_arg(fn, "stream", stream_d);
   out.resize(count);
-  fill(Vec<float>{out.data(), count}, rng, d);
+  attnlab::sample_entries(Vec<float>{out.data(), count}, seed, stream, d);
   expect_no_overflow(fn, "the entries", {out.data(), out.size()}, 1, "use a smaller mean or std");
 }
 

@@ -31,6 +31,10 @@ void softmax_backward_rows(Mat<float> dx, Mat<const float> p, Mat<const float> d
 void row_entropy(Vec<float> out, Mat<const float> p);
 void row_max(Vec<float> out, Mat<const float> p);
 bool all_finite(Vec<const float> x, bool minus_inf_ok);
+// N(0, 1) floats from g, a group of eight at a time (rng.hpp: NormalStream); g is advanced
+void normals(Vec<float> out, NormalStream& g);
+// z1[i], z2[i] = the first two normals of NormalStream(seed, first + i): the d_k = 1 pairs
+void first_normal_pairs(Vec<float> z1, Vec<float> z2, std::uint64_t seed, std::uint64_t first);
 
 template <class T> T dot(Vec<const T> a, Vec<const T> b) { return dot_ref(a, b); }
 template <class T> void scale(Mat<T> o, Mat<const T> x, T s) { scale_ref(o, x, s); }

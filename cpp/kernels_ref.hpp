@@ -7,9 +7,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
+#include "rng.hpp"
 #include "view.hpp"
 
 namespace attnlab {
@@ -185,6 +188,75 @@ void row_max_ref(Vec<T> out, Mat<const no_deduce<T>> p) {
     for (std::size_t j = 0; j < p.cols; ++j) m = std::max(m, p(i, j));
     out[i] = m;
   }
+}
+
+// Box–Muller normals from a NormalStream (rng.hpp), one lane at a time, with the SIMD kernel's
+// float operations in its order: the two give the same bits.
+namespace normals_detail {
+inline std::uint32_t rotl(std::uint32_t x, int k) { return (x << k) | (x >> (32 - k)); }
+inline std::uint32_t f2u(float f) { std::uint32_t u; std::memcpy(&u, &f, 4); return u; }
+inline float u2f(std::uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
+// xoshiro128** on lane l of the state: the output, then the state advanced
+inline std::uint32_t next(NormalStream& g, int l) {
+  std::uint32_t& s0 = g.s[0][l]; std::uint32_t& s1 = g.s[1][l];
+  std::uint32_t& s2 = g.s[2][l]; std::uint32_t& s3 = g.s[3][l];
+  const std::uint32_t r = rotl(s1 * 5, 7) * 9, t = s1 << 9;
+  s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3; s2 ^= t; s3 = rotl(s3, 11);
+  return r;
+}
+// z₁ = r·cos 2πu₂ and z₂ = r·sin 2πu₂ from a lane's outputs a, b
+inline void box_muller(std::uint32_t a, std::uint32_t b, float& z1, float& z2) {
+  using C = BoxMuller;
+  // −2 ln u₁
+  const float u1 = (float(std::int32_t(a >> 1)) + 0.5f) * 0x1p-31f;
+  const std::int32_t bits = std::int32_t(f2u(u1));
+  const float m = u2f(std::uint32_t((bits & 0x007fffff) | 0x3f000000));  // [½, 1)
+  const bool small = m < C::sqrt_half;
+  const float f = small ? m + m - 1.f : m - 1.f;
+  const float e = float((bits >> 23) - 126) - (small ? 1.f : 0.f);
+  const float f2 = f * f;
+  float p = C::log_p[0];
+  for (int k = 1; k < 9; ++k) p = p * f + C::log_p[k];
+  float y = p * f * f2;
+  y = y + C::ln2_lo * e;
+  y = y + -0.5f * f2;
+  const float ln_u1 = (f + y) + C::ln2_hi * e;
+  const float r = std::sqrt(-2.f * ln_u1);
+  // sin and cos of 2πu₂
+  const float v = float(std::int32_t(b >> 8)) * 0x1p-22f;  // 4u₂
+  const float t = v + C::shifter;
+  const float x = (v - (t - C::shifter)) * C::half_pi, x2 = x * x;
+  const float sn = x + x * x2 * (C::sin_p[0] + x2 * (C::sin_p[1] + x2 * C::sin_p[2]));
+  const float cs = (1.f - 0.5f * x2) + x2 * x2 * (C::cos_p[0] + x2 * (C::cos_p[1] + x2 * C::cos_p[2]));
+  const std::uint32_t q = f2u(t);
+  const bool odd = q & 1;
+  z1 = r * u2f(f2u(odd ? sn : cs) ^ (((q + 1) & 2) << 30));
+  z2 = r * u2f(f2u(odd ? cs : sn) ^ ((q & 2) << 30));
+}
+}  // namespace normals_detail
+
+inline void normals_ref(Vec<float> out, NormalStream& g) {
+  for (std::size_t i = 0; i < out.size; i += 8) {
+    float z[8];
+    std::uint32_t a[4], b[4];
+    for (int l = 0; l < 4; ++l) a[l] = normals_detail::next(g, l);
+    for (int l = 0; l < 4; ++l) b[l] = normals_detail::next(g, l);
+    for (int l = 0; l < 4; ++l) normals_detail::box_muller(a[l], b[l], z[2 * l], z[2 * l + 1]);
+    std::memcpy(out.data + i, z, sizeof(float) * std::min<std::size_t>(8, out.size - i));
+  }
+}
+
+// The first two normals of NormalStream(seed, stream), lane 0's first pair, without seeding the
+// other lanes: the product experiment's one pair (d_k = 1) at a quarter of the seeding.
+inline void first_two_normals(std::uint64_t seed, std::uint64_t stream, float& z1, float& z2) {
+  NormalStream g(seed, stream, 1);
+  const std::uint32_t a = normals_detail::next(g, 0);
+  normals_detail::box_muller(a, normals_detail::next(g, 0), z1, z2);
+}
+
+inline void first_normal_pairs_ref(Vec<float> z1, Vec<float> z2, std::uint64_t seed, std::uint64_t first) {
+  ATTN_CHECK(z1.size == z2.size);
+  for (std::size_t i = 0; i < z1.size; ++i) first_two_normals(seed, first + i, z1[i], z2[i]);
 }
 
 }  // namespace attnlab

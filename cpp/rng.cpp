@@ -142,10 +142,6 @@ double standard_draw_slow(Rng& rng, const Distribution& d) {
 }
 
 void fill(Vec<float> out, Rng& rng, const Distribution& d) {
-  if (d.kind == Dist::normal) {  // the common case, with the sampler's fast path inline
-    for (std::size_t i = 0; i < out.size; ++i) out[i] = static_cast<float>(d.mean + d.std * rng.normal());
-    return;
-  }
   for (std::size_t i = 0; i < out.size; ++i) out[i] = static_cast<float>(d.mean + d.std * standard_draw(rng, d));
 }
 

@@ -8,13 +8,14 @@
 // sampling experiment gives pair i its own stream: raising `count` keeps the first samples, and a
 // run split into chunks gives the same numbers as one call.
 //
-// Normals: the ziggurat method (Marsaglia & Tsang 2000) in Doornik's ZIGNOR form (2005): 128
+// Normals one at a time (Rng::normal): the ziggurat method (Marsaglia & Tsang 2000) in Doornik's ZIGNOR form (2005): 128
 // layers, the layer index from the low 7 bits of a draw and the uniform from its top 53 bits, so
 // the two are independent. About 98.8% of normals take the fast path: one draw, one multiply,
 // one compare. The tables and the rare wedge and tail tests use exp and log computed here from
 // IEEE-exact operations (frexp, ldexp, +, ×, ÷, sqrt) rather than the C library's, whose last bit
 // may differ between glibc and Emscripten's musl. The engine is built with -ffp-contract=off, so
-// no compiler may fuse these operations differently on either target.
+// no compiler may fuse these operations differently on either target. Normals in bulk (the
+// sampling experiments' vectors): NormalStream, below.
 #pragma once
 
 #include <cmath>
@@ -76,8 +77,6 @@ class Rng {
   };
   static const Ziggurat kZiggurat;
 
- private:
-  static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   // SplitMix64 (Steele, Lea, Flood 2014), the seeding generator Vigna recommends for xoshiro.
   static std::uint64_t splitmix64(std::uint64_t& x) {
     std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
@@ -85,10 +84,62 @@ class Rng {
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
   }
+
+ private:
+  static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   Rng() = default;
   double normal_outside(int layer, double u);  // the wedge and the tail, then a new draw
   double normal_tail(bool negative);
   std::uint64_t s_[4] = {};
+};
+
+// Bulk normals, for the sampling experiments' vectors (q, k, tokens): four xoshiro128** generators
+// (Blackman & Vigna, 2018; 32-bit words) in lanes, and the Box–Muller transform in float
+//   u₁ = (⌊a/2⌋ + ½)·2⁻³¹ ∈ (0, 1],  u₂ = ⌊b/2⁸⌋·2⁻²⁴ ∈ [0, 1)     (a, b: a lane's next two outputs)
+//   z₁ = r·cos 2πu₂,  z₂ = r·sin 2πu₂,  r = √(−2 ln u₁)               (|z| <= √(64 ln 2) ≈ 6.66)
+// so a lane gives two independent N(0, 1) floats per two outputs, and a step of the four lanes
+// gives a group of eight: z₁, z₂ of lane 0, then of lanes 1, 2 and 3. ln and cos/sin are polynomials
+// in + and × only (BoxMuller below: Cephes' logf on [√½, √2), and sin/cos on [−π/4, π/4] after an
+// exact reduction of 4u₂ to its nearest quadrant), so the SIMD kernel (normals in kernels.hpp) and
+// its scalar twin normals_ref give the same bits, natively and in wasm. With no table and no
+// rejection, every lane does the same work (docs/PERFORMANCE.md: 1.6–2× the ziggurat's rate at d_k = 512).
+//   Stream s of a seed: lane l's four words are SplitMix64 outputs 8s + 2l and 8s + 2l + 1, started
+// at seed ^ kDomain, each split low half first (a lane of four zero words, chance 2⁻¹²⁸, gets a 1).
+// A call of normals() starts at a group: it draws ⌈n/8⌉ groups and drops the rest of the last, so
+// fewer normals from a fresh stream are a prefix of more.
+struct NormalStream {
+  // lanes: how many lanes to seed (the rest stay zero): 1 for the d_k = 1 pairs (lane 0 alone)
+  NormalStream(std::uint64_t seed, std::uint64_t stream, int lanes = 4) : s{} {
+    std::uint64_t x = (seed ^ kDomain) + 8 * stream * 0x9E3779B97F4A7C15ull;
+    for (int l = 0; l < lanes; ++l) {
+      for (int w = 0; w < 4; w += 2) {
+        const std::uint64_t z = Rng::splitmix64(x);
+        s[w][l] = static_cast<std::uint32_t>(z);
+        s[w + 1][l] = static_cast<std::uint32_t>(z >> 32);
+      }
+      if ((s[0][l] | s[1][l] | s[2][l] | s[3][l]) == 0) s[0][l] = 1;
+    }
+  }
+  static constexpr std::uint64_t kDomain = 0x6E6F726D616C7321ull;  // "normals!": apart from Rng's
+  std::uint32_t s[4][4];                                           // s[w][l]: word w of lane l
+};
+
+// The transform's constants, shared by the SIMD kernel and its scalar twin.
+struct BoxMuller {
+  // ln(m·2ᵉ) = e·ln 2 + ln m: m ∈ [½, 1) from the bits, moved to [√½, √2) by m ← 2m, e ← e − 1
+  // below √½; f = m − 1, ln(1 + f) = f − f²/2 + f³·P(f) with P of degree 8 (Cephes logf), ln 2 in
+  // two parts (0.693359375 is exact in 9 bits).
+  static constexpr float sqrt_half = 0.707106781186547524f;
+  static constexpr float log_p[9] = {7.0376836292E-2f, -1.1514610310E-1f, 1.1676998740E-1f, -1.2420140846E-1f,
+                                     1.4249322787E-1f, -1.6668057665E-1f, 2.0000714765E-1f, -2.4999993993E-1f,
+                                     3.3333331174E-1f};
+  static constexpr float ln2_hi = 0.693359375f, ln2_lo = -2.12194440e-4f;
+  // sin and cos of x = (π/2)·(4u₂ − q) ∈ [−π/4, π/4], q = round(4u₂) by the 1.5·2²³ shifter (whose
+  // low mantissa bits are then q: exact, as 4u₂ has 24 bits); the quadrant q mod 4 swaps them and
+  // sets their signs. Cephes sinf/cosf polynomials.
+  static constexpr float shifter = 12582912.f, half_pi = 1.57079632679489662f;
+  static constexpr float sin_p[3] = {-1.6666654611E-1f, 8.3321608736E-3f, -1.9515295891E-4f};
+  static constexpr float cos_p[3] = {4.166664568298827E-2f, -1.388731625493765E-3f, 2.443315711809948E-5f};
 };
 
 // ln x for finite x > 0, identical on every IEEE-754 platform; within 3 ulp of the correctly

@@ -25,52 +25,62 @@ void layer_normalize(std::vector<double>& x) {
 void sample_dot_products(Vec<float> out, std::size_t dk, std::uint64_t seed, const Distribution& d,
                          std::uint64_t first, const PairOptions& pair) {
   ATTN_CHECK(dk > 0 && (!pair.layernorm || dk >= 2) && std::abs(pair.rho) <= 1);
+  // Standardized entries for pair i: a, the first dk, and b, the next dk. Normal ones are the
+  // first 2·dk normals of the pair's NormalStream (the SIMD Box–Muller kernel), in float; other
+  // laws are drawn one by one from the pair's Rng, in double.
+  const bool bulk = d.kind == Dist::normal;
+  // (d_k = 1, the product experiment: a block of pairs' two normals at a time, four streams in SIMD
+  // lanes, first_normal_pairs)
+  constexpr std::size_t kBlock = 256;
+  std::vector<float> z(bulk ? 2 * dk : 0), z1(dk == 1 ? kBlock : 0), z2(z1.size());
+  std::vector<double> zd(bulk ? 0 : 2 * dk);
+  const auto draw = [&](std::size_t i) {
+    if (bulk && dk == 1) {
+      if (i % kBlock == 0) {
+        const std::size_t n = std::min(kBlock, out.size - i);
+        first_normal_pairs(Vec<float>{z1.data(), n}, Vec<float>{z2.data(), n}, seed, first + i);
+      }
+      z[0] = z1[i % kBlock];
+      z[1] = z2[i % kBlock];
+      return;
+    }
+    if (bulk) {
+      NormalStream g(seed, first + i);
+      normals(Vec<float>{z.data(), z.size()}, g);
+      return;
+    }
+    Rng rng(seed, first + i);
+    for (double& v : zd) v = standard_draw_slow(rng, d);
+  };
+  const auto ab = [&](std::size_t j) { return bulk ? double(z[j]) : zd[j]; };
   // q and k are drawn (and normalised) in double and rounded to float once: entries with a huge
   // std would overflow float before LayerNorm brings them back. With ρ = 0, k = 0·a + 1·b = b
-  // exactly: the plain stream.
-  std::vector<double> qd(dk), kd(dk);
+  // exactly: the plain pair below.
   std::vector<float> qk(2 * dk);
   const Vec<float> q{qk.data(), dk}, k{qk.data() + dk, dk};
   if (pair.rho == 0 && !pair.layernorm) {
-    // The plain pair: k = 0·a + 1·b = b, so these are the floats of the general loop below, without
-    // its double buffers (most of the cost of a pair at small dk).
     // d_k = 1 (the product experiment): dot's one rounded product, without its call
-    const auto pair_dot = [dk](Vec<float> x, Vec<float> y) { return dk == 1 ? x[0] * y[0] : dot(x, y); };
-    std::size_t i = 0;
-    if (d.kind == Dist::normal) {
-      // two pairs at once, their streams' draws interleaved: the same numbers, with two independent
-      // chains of dependent operations for the CPU to overlap (wasm in Node: 12.2 → 10.7 ns a
-      // normal at d_k = 512; 21.7 → 18.2 ns at d_k = 1, where each stream's seeding counts)
-      std::vector<float> qk2(2 * dk);
-      const Vec<float> q2{qk2.data(), dk}, k2{qk2.data() + dk, dk};
-      for (; i + 2 <= out.size; i += 2) {
-        Rng a(seed, first + i), b(seed, first + i + 1);
-        for (std::size_t j = 0; j < 2 * dk; ++j) {
-          const double za = a.normal(), zb = b.normal();
-          qk[j] = static_cast<float>(d.mean + d.std * za);
-          qk2[j] = static_cast<float>(d.mean + d.std * zb);
-        }
-        out[i] = pair_dot(q, k);
-        out[i + 1] = pair_dot(q2, k2);
-      }
-    }
-    for (; i < out.size; ++i) {
-      Rng rng(seed, first + i);
-      for (std::size_t j = 0; j < dk; ++j) q[j] = static_cast<float>(d.mean + d.std * standard_draw(rng, d));
-      for (std::size_t j = 0; j < dk; ++j) k[j] = static_cast<float>(d.mean + d.std * standard_draw(rng, d));
+    const auto pair_dot = [dk](Vec<const float> x, Vec<const float> y) { return dk == 1 ? x[0] * y[0] : dot(x, y); };
+    const bool standard = bulk && d.mean == 0 && d.std == 1;  // then q and k are the normals themselves
+    for (std::size_t i = 0; i < out.size; ++i) {
+      draw(i);
+      if (standard) { out[i] = pair_dot({z.data(), dk}, {z.data() + dk, dk}); continue; }
+      for (std::size_t j = 0; j < 2 * dk; ++j) qk[j] = static_cast<float>(d.mean + d.std * ab(j));
       out[i] = pair_dot(q, k);
     }
     return;
   }
+  std::vector<double> qd(dk), kd(dk);
   const double c = std::sqrt(1 - pair.rho * pair.rho);
   for (std::size_t i = 0; i < out.size; ++i) {
-    Rng rng(seed, first + i);
+    draw(i);
     for (std::size_t j = 0; j < dk; ++j) {
-      const double a = standard_draw(rng, d);
+      const double a = ab(j);
       qd[j] = d.mean + d.std * a;
       kd[j] = pair.rho * a;
     }
-    for (std::size_t j = 0; j < dk; ++j) kd[j] = d.mean + d.std * (kd[j] + c * standard_draw(rng, d));
+    for (std::size_t j = 0; j < dk; ++j)
+      kd[j] = d.mean + d.std * (kd[j] + c * ab(dk + j));
     if (pair.layernorm) {
       layer_normalize(qd);
       layer_normalize(kd);
@@ -81,6 +91,18 @@ void sample_dot_products(Vec<float> out, std::size_t dk, std::uint64_t seed, con
     }
     out[i] = dot(q, k);
   }
+}
+
+void sample_entries(Vec<float> out, std::uint64_t seed, std::uint64_t stream, const Distribution& d) {
+  if (d.kind != Dist::normal) {
+    Rng rng(seed, stream);
+    fill(out, rng, d);
+    return;
+  }
+  NormalStream g(seed, stream);
+  normals(out, g);
+  if (d.mean == 0 && d.std == 1) return;
+  for (std::size_t i = 0; i < out.size; ++i) out[i] = static_cast<float>(d.mean + d.std * double(out[i]));
 }
 
 void sample_scores(Mat<float> out, std::size_t dk, float scale, std::uint64_t seed, std::uint64_t first) {

@@ -14,15 +14,21 @@ struct PairOptions {
 };
 
 // (eq:dot-variance) out_i = q⁽ⁱ⁾ · k⁽ⁱ⁾ for independent pairs in R^dk with entries from `d`.
-// Pair i draws from Rng(seed, first + i), so any split of [0, count) into calls gives the same
-// values. Standardized entries a, b are drawn first (q takes a, k takes b), correlated, then
-// mapped to mean + std·(·), then optionally normalised. With the defaults E = 0, Var = dk;
-// dk = 1 is the product experiment (eq:product-variance): Var(XY) = 1.
+// Pair i draws from stream first + i of the seed, so any split of [0, count) into calls gives the
+// same values. Standardized entries a, b are drawn first (q takes a, k takes b): for normal entries
+// the first dk and the next dk normals of the pair's NormalStream, for the other laws a then b from
+// its Rng. They are correlated, then mapped to mean + std·(·), then optionally normalised. With
+// the defaults E = 0, Var = dk; dk = 1 is the product experiment (eq:product-variance): Var(XY) = 1.
 //   mean μ, std 1:   E = dk·μ²,  Var = dk·(1 + 2μ²)
 //   correlation ρ:   E = dk·ρ,   Var = dk·(1 + ρ²)   (normal entries)
 //   layernorm:       E = 0,      Var = dk²/(dk − 1)
 void sample_dot_products(Vec<float> out, std::size_t dk, std::uint64_t seed, const Distribution& d,
                          std::uint64_t first = 0, const PairOptions& pair = {});
+
+// `out.size` entries mean + std·z of stream `stream`: z the stream's normals (NormalStream, in
+// float) for normal entries, and standard_draw's from Rng(seed, stream) for the other laws. One
+// stream's entries come one after another: fewer are a prefix of more.
+void sample_entries(Vec<float> out, std::uint64_t seed, std::uint64_t stream, const Distribution& d);
 
 // Scores of one random query against n random keys, row by row.   (eq:softmax-saturation)
 // out (rows, n): row r draws from Rng(seed, first + r) the query's squared norm ‖q‖² ~ χ²_dk (the

@@ -1,6 +1,7 @@
 // Every fast kernel against its `_ref` twin run in double, swept over sizes around the SIMD width.
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <limits>
 
 #include "support.hpp"
@@ -280,6 +281,34 @@ TEST_CASE("all_finite finds a NaN or an infinity at any position, in a batch or 
       CHECK_FALSE(all_finite(Vec<const float>{x.data(), n}, false));
       CHECK(all_finite(Vec<const float>{x.data(), n}, true) == (bad == -inf));  // −inf masks a logit
       x[i] = keep;
+    }
+  }
+}
+
+TEST_CASE("bulk normals in SIMD lanes are the scalar twin's, bit for bit, for every length and across calls", "[kernels][rng]") {
+  for (std::uint64_t stream = 0; stream < 50; ++stream)
+    for (std::size_t n : {1, 3, 7, 8, 9, 15, 16, 17, 100, 1027}) {
+      NormalStream g(stream * 7 + 1, stream), h = g;
+      std::vector<float> a(n), b(n);
+      normals(Vec<float>{a.data(), n}, g);
+      normals_ref(Vec<float>{b.data(), n}, h);
+      REQUIRE(std::memcmp(a.data(), b.data(), n * sizeof(float)) == 0);
+      normals(Vec<float>{a.data(), n}, g);  // the state moved on alike
+      normals_ref(Vec<float>{b.data(), n}, h);
+      REQUIRE(std::memcmp(a.data(), b.data(), n * sizeof(float)) == 0);
+    }
+}
+
+TEST_CASE("d_k = 1 pairs, four streams in SIMD lanes, are each stream's first two normals", "[kernels][rng][eq:product-variance]") {
+  for (std::size_t n : {1, 3, 4, 5, 8, 259}) {
+    std::vector<float> a(n), b(n);
+    first_normal_pairs(Vec<float>{a.data(), n}, Vec<float>{b.data(), n}, 77, 1000);
+    for (std::size_t i = 0; i < n; ++i) {
+      float z[2];
+      NormalStream g(77, 1000 + i);
+      normals_ref(Vec<float>{z, 2}, g);
+      REQUIRE(a[i] == z[0]);
+      REQUIRE(b[i] == z[1]);
     }
   }
 }

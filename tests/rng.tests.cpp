@@ -1,4 +1,5 @@
-// The generator: published known answers, the polar method's moments, and the portable log.
+// The generators: published known answers, the normals' law (the ziggurat's and the bulk
+// Box–Muller normals'), and the portable log and exp.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -154,4 +155,111 @@ TEST_CASE("gamma(a) outside a >= 1 and chi_square(0) are refused with an error, 
   CHECK_THAT(error_of([&] { rng.gamma(-1); }), Catch::Contains("a >= 1"));
   CHECK_THAT(error_of([&] { rng.chi_square(0); }), Catch::Contains("k = 0"));
   CHECK(rng.gamma(1) >= 0);  // the edge is in the method's range (d = 2/3)
+}
+
+// ---------------------------------------------------------------- bulk normals (NormalStream)
+
+namespace {
+
+// the first n normals of stream `stream` of `seed`, from the engine's kernel
+std::vector<float> bulk_normals(std::size_t n, std::uint64_t seed, std::uint64_t stream = 0) {
+  std::vector<float> z(n);
+  NormalStream g(seed, stream);
+  normals(Vec<float>{z.data(), n}, g);
+  return z;
+}
+
+}  // namespace
+
+TEST_CASE("a normal stream's lanes are xoshiro128**: the reference implementation's outputs", "[rng]") {
+  // Known answers of Blackman & Vigna's xoshiro128starstar.c from the state {1, 2, 3, 4}.
+  NormalStream g(0, 0);
+  for (int w = 0; w < 4; ++w) g.s[w][2] = std::uint32_t(w + 1);
+  CHECK(normals_detail::next(g, 2) == 11520u);
+  CHECK(normals_detail::next(g, 2) == 0u);
+  CHECK(normals_detail::next(g, 2) == 5927040u);
+  CHECK(normals_detail::next(g, 2) == 70819200u);
+}
+
+TEST_CASE("each bulk normal is the Box–Muller transform of its lane's two outputs, within 4 ulp of it in double", "[rng]") {
+  // Group k, lane l: a, b = lane l's outputs 2k and 2k+1; normals 8k + 2l and 8k + 2l + 1 are
+  // √(−2 ln u₁)·(cos, sin)(2πu₂).
+  // Float ln, cos and sin as polynomials: checked here against the C library's in double.
+  const std::size_t groups = 20000;
+  NormalStream g(99, 3), ref = g;
+  std::vector<float> z(8 * groups);
+  normals(Vec<float>{z.data(), z.size()}, g);
+  double worst = 0;
+  for (std::size_t k = 0; k < groups; ++k) {
+    std::uint32_t a[4], b[4];
+    for (int l = 0; l < 4; ++l) a[l] = normals_detail::next(ref, l);
+    for (int l = 0; l < 4; ++l) b[l] = normals_detail::next(ref, l);
+    for (int l = 0; l < 4; ++l) {
+      const double u1 = (float(std::int32_t(a[l] >> 1)) + 0.5f) * 0x1p-31f, u2 = double(b[l] >> 8) * 0x1p-24;  // u₁ as defined, in float
+      const double r = std::sqrt(-2 * std::log(u1)), t = 2 * M_PI * u2;
+      for (auto [got, want] : {std::pair{z[8 * k + 2 * l], r * std::cos(t)}, std::pair{z[8 * k + 2 * l + 1], r * std::sin(t)}})
+        worst = std::max(worst, std::abs(got - want) / (std::max(std::abs(want), 1e-3) * kU));
+    }
+  }
+  INFO("worst error " << worst << " units of float roundoff");
+  CHECK(worst < 8);  // 4 ulp = 8 u
+}
+
+TEST_CASE("bulk normals follow N(0,1): chi-square over 64 equiprobable bins, moments and the tail beyond 4", "[rng]") {
+  const int bins = 64;
+  std::vector<double> edges(bins - 1);
+  for (int b = 1; b < bins; ++b) {
+    double lo = -10, hi = 10;
+    for (int it = 0; it < 100; ++it) {
+      const double mid = (lo + hi) / 2;
+      (0.5 * std::erfc(-mid / std::sqrt(2.0)) < double(b) / bins ? lo : hi) = mid;
+    }
+    edges[b - 1] = lo;
+  }
+  const std::size_t n = 640000;
+  std::vector<double> counts(bins, 0);
+  double m1 = 0, m2 = 0, m4 = 0, pair = 0;
+  std::size_t tail = 0;
+  for (std::uint64_t stream = 0; stream < 100; ++stream) {  // many streams, as the experiments use them
+    const auto z = bulk_normals(n / 100, 2718, stream);
+    for (std::size_t i = 0; i < z.size(); ++i) {
+      const double x = z[i];
+      counts[std::upper_bound(edges.begin(), edges.end(), x) - edges.begin()] += 1;
+      m1 += x; m2 += x * x; m4 += x * x * x * x;
+      tail += std::abs(x) > 4;
+      if (i % 2 == 0) pair += (x * x - 1) * (double(z[i + 1]) * z[i + 1] - 1);  // a cos with its sin
+    }
+  }
+  double chi2 = 0;
+  for (double c : counts) chi2 += (c - double(n) / bins) * (c - double(n) / bins) / (double(n) / bins);
+  CHECK(chi2 < 103.4);  // 63 degrees of freedom: the 99.9% point (the seed is fixed)
+  // mean 0 (SE 1/√n), variance 1 (SE √(2/n)), E z⁴ = 3 (SE √(96/n))
+  CHECK(std::abs(m1 / n) < 5 / std::sqrt(double(n)));
+  CHECK(std::abs(m2 / n - 1) < 5 * std::sqrt(2.0 / n));
+  CHECK(std::abs(m4 / n - 3) < 5 * std::sqrt(96.0 / n));
+  // the two normals of one pair are independent: E[(z₁² − 1)(z₂² − 1)] = 0 (SE √(4/(n/2)))
+  CHECK(std::abs(pair / (n / 2)) < 5 * std::sqrt(4.0 / (n / 2)));
+  // P(|Z| > 4) = 6.334e-5 (Poisson SD √40.5 ≈ 6.4): the tails are sampled at their rate
+  CHECK(std::abs(double(tail) - 6.334e-5 * n) < 5 * std::sqrt(6.334e-5 * n));
+}
+
+TEST_CASE("first_two_normals, seeding lane 0 alone, gives a stream's first two bulk normals", "[rng]") {
+  for (std::uint64_t stream = 0; stream < 1000; ++stream) {
+    const auto z = bulk_normals(2, 11, stream);
+    float z1, z2;
+    first_two_normals(11, stream, z1, z2);
+    REQUIRE(z1 == z[0]);
+    REQUIRE(z2 == z[1]);
+  }
+}
+
+TEST_CASE("a stream's bulk normals do not depend on how many are asked for: fewer are a prefix of more", "[rng]") {
+  const auto all = bulk_normals(1000, 5, 17);
+  for (std::size_t n : {1, 7, 8, 9, 333}) {
+    const auto some = bulk_normals(n, 5, 17);
+    REQUIRE(std::equal(some.begin(), some.end(), all.begin()));
+  }
+  const auto other = bulk_normals(1000, 5, 18), seed = bulk_normals(1000, 6, 17);
+  CHECK(std::mismatch(all.begin(), all.end(), other.begin()).first == all.begin());
+  CHECK(std::mismatch(all.begin(), all.end(), seed.begin()).first == all.begin());
 }
