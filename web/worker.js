@@ -3,6 +3,7 @@
 // and are answered with one of
 //   { id, progress, partial? }            (any number, for long runs; partial: results so far)
 //   { id, result, ms }  |  { id, error: { name, message, code } }  |  { id, superseded: true }
+// (ms: the run's own compute time, summed over its chunks)
 // One run per channel: a newer request (or a 'cancel') on a channel supersedes the run there.
 // Runs on different channels take turns chunk by chunk, so a long sweep in one figure never
 // holds up another figure's quick update.
@@ -77,16 +78,20 @@ async function loop() {
 // Advances one run by one chunk; finishes, fails or reports progress.
 function step(engine, channel, run) {
   try {
+    const t0 = performance.now();
     if (!run.it) {
       const experiment = experiments[run.name];
       if (!experiment) throw new Error(`worker: unknown experiment ${JSON.stringify(run.name)}`);
-      run.t0 = performance.now();
       run.it = experiment(engine, run.params);
+      run.ms = 0;
     }
     const s = run.it.next();
+    // the run's own time: its chunks, not the other channels' chunks between them (runs take
+    // turns), which would make a light run look heavy and keep it off the page's engine
+    run.ms += performance.now() - t0;
     if (s.done) {
       active.delete(channel);
-      postMessage({ id: run.id, result: s.value, ms: performance.now() - run.t0 });
+      postMessage({ id: run.id, result: s.value, ms: run.ms });
     } else {
       postMessage({ id: run.id, progress: s.value.progress, partial: s.value.partial });
     }

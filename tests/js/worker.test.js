@@ -1,0 +1,38 @@
+// The worker's protocol (web/worker.js), run in Node with the worker's globals stubbed: runs on two
+// channels take turns chunk by chunk, and each reports its own compute time, not the time between
+// its start and its end (which would count the other run's chunks, and make a light run look heavy
+// to the engine client, which then keeps it off the page's engine).
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const sent = [];
+let answered = () => {};
+beforeAll(async () => {
+  globalThis.self = globalThis;
+  globalThis.postMessage = (m) => { sent.push({ ...m, at: performance.now() }); answered(); };
+  await import('../../web/worker.js');
+  await new Promise((resolve) => { answered = () => sent.some((m) => 'ready' in m) && resolve(); answered(); });
+});
+
+const request = (m) => self.onmessage({ data: m });
+const until = (ids) => new Promise((resolve) => {
+  answered = () => ids.every((id) => sent.some((m) => m.id === id && 'result' in m)) && resolve();
+  answered();
+});
+
+describe('web/worker.js', () => {
+  it('runs that take turns report compute times that do not overlap: together at most the wall time', async () => {
+    const t0 = performance.now();
+    request({ id: 1, channel: 'sweep', name: 'dotVarianceSweep', params: { seed: 3 } });
+    request({ id: 2, channel: 'histogram', name: 'dotVariance', params: { dk: 256, count: 20000, seed: 3 } });
+    await until([1, 2]);
+    const wall = performance.now() - t0;
+    const [sweep, histogram] = [1, 2].map((id) => sent.find((m) => m.id === id && 'result' in m));
+    // they took turns: progress of the sweep came between the histogram's start and its end
+    const between = sent.filter((m) => m.id === 1 && 'progress' in m && m.at < histogram.at);
+    expect(between.length).toBeGreaterThan(0);
+    expect(sweep.ms).toBeGreaterThan(0);
+    expect(histogram.ms).toBeGreaterThan(0);
+    expect(sweep.ms + histogram.ms).toBeLessThanOrEqual(wall);
+    expect(histogram.result.count).toBe(20000);
+  });
+});
