@@ -8,14 +8,14 @@
 // sampling experiment gives pair i its own stream: raising `count` keeps the first samples, and a
 // run split into chunks gives the same numbers as one call.
 //
-// Normals one at a time (Rng::normal): the ziggurat method (Marsaglia & Tsang 2000) in Doornik's ZIGNOR form (2005): 128
-// layers, the layer index from the low 7 bits of a draw and the uniform from its top 53 bits, so
-// the two are independent. About 98.8% of normals take the fast path: one draw, one multiply,
-// one compare. The tables and the rare wedge and tail tests use exp and log computed here from
-// IEEE-exact operations (frexp, ldexp, +, ×, ÷, sqrt) rather than the C library's, whose last bit
-// may differ between glibc and Emscripten's musl. The engine is built with -ffp-contract=off, so
-// no compiler may fuse these operations differently on either target. Normals in bulk (the
-// sampling experiments' vectors): NormalStream, below.
+// Normals one at a time (Rng::normal): the ziggurat method (Marsaglia & Tsang 2000) in Doornik's
+// ZIGNOR form (2005): 128 layers, the layer index from the low 7 bits of a draw and the uniform
+// from its top 53 bits, so the two are independent. About 98.8% of normals take the fast path:
+// one draw, one multiply, one compare. The tables and the rare wedge and tail tests use exp and
+// log computed here from IEEE-exact operations (frexp, ldexp, +, ×, ÷, sqrt) rather than the C
+// library's, whose last bit may differ between glibc and Emscripten's musl. The engine is built
+// with -ffp-contract=off, so no compiler may fuse these operations differently on either target.
+// Normals in bulk (the sampling experiments' vectors): NormalStream, below.
 #pragma once
 
 #include <cmath>
@@ -102,7 +102,8 @@ class Rng {
 // in + and × only (BoxMuller below: Cephes' logf on [√½, √2), and sin/cos on [−π/4, π/4] after an
 // exact reduction of 4u₂ to its nearest quadrant), so the SIMD kernel (normals in kernels.hpp) and
 // its scalar twin normals_ref give the same bits, natively and in wasm. With no table and no
-// rejection, every lane does the same work (docs/PERFORMANCE.md: 1.6–2× the ziggurat's rate at d_k = 512).
+// rejection, every lane does the same work (docs/PERFORMANCE.md: 1.5–2× the ziggurat's rate at
+// d_k = 512 in wasm).
 //   Stream s of a seed: lane l's four words are SplitMix64 outputs 8s + 2l and 8s + 2l + 1, started
 // at seed ^ kDomain, each split low half first (a lane of four zero words, chance 2⁻¹²⁸, gets a 1).
 // A call of normals() starts at a group: it draws ⌈n/8⌉ groups and drops the rest of the last, so

@@ -29,8 +29,8 @@ void sample_dot_products(Vec<float> out, std::size_t dk, std::uint64_t seed, con
   // first 2·dk normals of the pair's NormalStream (the SIMD Box–Muller kernel), in float; other
   // laws are drawn one by one from the pair's Rng, in double.
   const bool bulk = d.kind == Dist::normal;
-  // (d_k = 1, the product experiment: a block of pairs' two normals at a time, four streams in SIMD
-  // lanes, first_normal_pairs)
+  // (d_k = 1, the product experiment: the two normals of a block of pairs at once, four streams in
+  // SIMD lanes, first_normal_pairs; draw is called for i = 0, 1, 2, … in order)
   constexpr std::size_t kBlock = 256;
   std::vector<float> z(bulk ? 2 * dk : 0), z1(dk == 1 ? kBlock : 0), z2(z1.size());
   std::vector<double> zd(bulk ? 0 : 2 * dk);
