@@ -1,13 +1,16 @@
 // Live formulas: KaTeX typesets a formula once per shape, and a redraw that changes only its
 // numbers rewrites those numbers' text in place (in the visible HTML and in the MathML that screen
 // readers read), which costs ~0.1 ms instead of a parse, a layout of the TeX and a DOM patch.
-//   shape(tex) = tex with every free-standing number replaced by '#'
+//   shape(tex) = tex with every free-standing number replaced by '#' (and a sign in braces by {±})
 //   same shape as the drawn formula → each number's text nodes get the new digits
 //   otherwise                        → KaTeX typesets it anew, and the DOM is patched (morph.js)
 // The text nodes of each number are found once per shape by typesetting a probe: the same TeX
 // with number i replaced by the marker 9000i…, whose text nodes then say which number they hold.
 // A formula whose numbers KaTeX does not keep in text nodes of their own (adjacent digits merge,
 // numbers inside \text{}) finds no slots and is simply typeset every time.
+// A number whose sign changes from redraw to redraw is written with the sign in braces, {+}0.012
+// or {-}0.012 (texSigned): KaTeX sets either sign alike, as an ordinary symbol in a text node of its
+// own, so both have one shape and the sign is rewritten in place like the digits.
 import katex from 'katex';
 import { morphChildren } from './morph.js';
 
@@ -15,8 +18,17 @@ import { morphChildren } from './morph.js';
 // a single digit that KaTeX sets in a text node with no room for another) or a length (4pt, 0.5em).
 const NUMBER = /(?<![#\w.^_])\d+(?:\.\d+)?(?![\w.])/g;
 const MARKER = 90000;  // + i: markers have one length, so the probe has the drawn formula's shape
+// a sign in braces right before a number: {+} or {-}
+const SIGN = /\{([+-])\}(?=\d)/g;
+const SIGN_OR_NUMBER = new RegExp(`${SIGN.source}|${NUMBER.source}`, 'g');
+const signText = (s) => (s === '-' ? '\u2212' : '+');  // as KaTeX writes them, in HTML and MathML
 
-const drawn = new WeakMap();  // el → { key, shape, slots: [text node, number index or −1 for the TeX] | null, probed }
+// x with its sign in braces, for a number that may change sign between redraws (above)
+export const texSigned = (x, digits = (v) => String(v)) => `{${x < 0 ? '-' : '+'}}${digits(Math.abs(x))}`;
+
+// el → { key, shape, slots: [text node, what it shows] | null, probed }; what: number i (i >= 0),
+// sign i (~i: −1 − i), or the TeX source (null)
+const drawn = new WeakMap();
 
 function typeset(tex, display) {
   const div = document.createElement('div');
@@ -31,20 +43,38 @@ function textNodes(root) {
   return nodes;
 }
 
-// [text node of `el`, index of the number it shows (−1: the TeX source)] for every text node that
-// shows a number, or null when the numbers cannot be told apart.
+// [text node of `el`, what it shows (above)] for every text node that shows a number, a sign or the
+// TeX, or null when the numbers cannot be told apart. A braced sign is the text node right before
+// its number's, in the HTML as in the MathML (KaTeX would merge a marker in its place with the
+// number's, so the probe writes every sign as {+}).
 function findSlots(el, tex, display) {
   const count = tex.match(NUMBER)?.length ?? 0;
   if (count === 0 || count > 9999) return null;
-  let i = 0;
-  const probeTex = tex.replace(NUMBER, () => String(MARKER + i++));
+  let i = 0, j = 0;
+  const signOf = [];  // number i → the index of its sign, or −1
+  let pending = -1;
+  const probeTex = tex.replace(SIGN_OR_NUMBER, (m) => {
+    if (m[0] === '{') { pending = j++; return '{+}'; }
+    signOf.push(pending);
+    pending = -1;
+    return String(MARKER + i++);
+  });
   const live = textNodes(el), probe = textNodes(typeset(probeTex, display));
   if (live.length !== probe.length) return null;
   const slots = [], seen = new Set();
   for (let t = 0; t < probe.length; t++) {
     const text = probe[t].data;
-    if (text === probeTex) { slots.push([live[t], -1]); continue; }  // the MathML annotation
-    if (/^9\d{4}$/.test(text)) { slots.push([live[t], Number(text) - MARKER]); seen.add(Number(text)); continue; }
+    if (text === probeTex) { slots.push([live[t], null]); continue; }  // the MathML annotation
+    if (/^9\d{4}$/.test(text)) {
+      const k = Number(text) - MARKER;
+      if (signOf[k] >= 0) {
+        if (probe[t - 1]?.data !== '+') return null;
+        slots.push([live[t - 1], -1 - signOf[k]]);
+      }
+      slots.push([live[t], k]);
+      seen.add(k);
+      continue;
+    }
     if (/9\d{4}/.test(text)) return null;  // a marker merged with other text
   }
   return seen.size === count ? slots : null;
@@ -55,11 +85,11 @@ export function setTex(el, tex, display = false) {
   const key = `${display ? 'D' : 'T'}${tex}`;
   const last = drawn.get(el);
   if (last?.key === key) return el;
-  const shape = `${display ? 'D' : 'T'}${tex.replace(NUMBER, '#')}`;
+  const shape = `${display ? 'D' : 'T'}${tex.replace(SIGN, '{±}').replace(NUMBER, '#')}`;
   if (last?.shape === shape && last.slots) {
-    const numbers = tex.match(NUMBER);
+    const numbers = tex.match(NUMBER), signs = [...tex.matchAll(SIGN)].map((m) => m[1]);
     for (const [node, i] of last.slots) {
-      const text = i < 0 ? tex : numbers[i];
+      const text = i === null ? tex : i >= 0 ? numbers[i] : signText(signs[-1 - i]);
       if (node.data !== text) node.data = text;
     }
     drawn.set(el, { ...last, key });

@@ -110,32 +110,42 @@ describe('the page', () => {
     await close();
   });
 
-  it('a live formula whose numbers were rewritten in place is the formula a fresh page typesets', async () => {
-    // web/tex.js rewrites only the numbers of a formula whose shape is unchanged (dot-variance's
-    // measured variance, seed after seed): the result must be, element for element and letter for
-    // letter, what KaTeX typesets for the same view
-    const { page, errors, close } = await h.open('?step=dot-variance&count=1000');
+  // web/tex.js rewrites only the numbers (and braced signs) of a formula whose shape is unchanged:
+  // the result must be, element for element and letter for letter, what KaTeX typesets for the
+  // same view on a fresh page
+  async function expectFormulasAsFresh(step, query, seeds) {
+    const { page, errors, close } = await h.open(query);
     const fresh = await h.open();
-    const formulas = (p) => p.$$eval('#dot-variance .live-formula .katex', (ks) => ks.map((k) => ({
+    const formulas = (p) => p.$$eval(`#${step} .live-formula .katex`, (ks) => ks.map((k) => ({
       text: k.textContent,
       shape: [...k.querySelectorAll('*')].map((e) => `${e.tagName}.${e.getAttribute('class') ?? ''}`).join(' '),
     })));
-    await waitForUpdates(page, 'dot-variance', 1);
-    const updates = () => page.$eval('#dot-variance figure.live', (f) => Number(f.dataset.updates));
-    const seed = page.locator('#dot-variance [data-param="seed"]');
-    for (const value of ['2', '3', '4', '2', '5']) {
+    await waitForUpdates(page, step, 1);
+    const updates = () => page.$eval(`#${step} figure.live`, (f) => Number(f.dataset.updates));
+    const seed = page.locator(`#${step} [data-param="seed"]`);
+    for (const value of seeds) {
       const before = await updates();
       await seed.fill(value);
       await seed.dispatchEvent('change');
-      await waitForUpdates(page, 'dot-variance', before + 1);
+      await waitForUpdates(page, step, before + 1);
       await page.waitForFunction((s) => location.search.includes(s), `seed=${value}`);
       await fresh.page.goto(await page.evaluate(() => location.href));
-      await waitForUpdates(fresh.page, 'dot-variance', 1);
+      await waitForUpdates(fresh.page, step, 1);
       expect(await formulas(page)).toEqual(await formulas(fresh.page));
     }
     expect(fresh.errors).toEqual([]);
     await fresh.close();
     expect(errors).toEqual([]);
     await close();
+  }
+
+  it('a live formula whose numbers were rewritten in place is the formula a fresh page typesets', async () => {
+    // dot-variance's measured variance, seed after seed
+    await expectFormulasAsFresh('dot-variance', '?step=dot-variance&count=1000', ['2', '3', '4', '2', '5']);
+  });
+
+  it('a live formula whose numbers changed sign is rewritten to the formula a fresh page typesets', async () => {
+    // scaling-choices' slope for a = ½ is near 0: its sign goes −, +, +, −, + over these seeds
+    await expectFormulasAsFresh('scaling-choices', '?step=scaling-choices&seed=1', ['2', '3', '7', '2', '3']);
   });
 });

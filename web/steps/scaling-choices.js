@@ -4,6 +4,7 @@ import { showBars } from '../plots/bars.js';
 import { showSweepCurves } from '../plots/sweep-curves.js';
 import { fmt, fmtInt, fmtInterval, sub } from '../format.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, shownTable } from '../readout.js';
+import { texSigned } from '../tex.js';
 import { DK_TICKS, marker } from './dk-axis.js';
 import { SERIES, SWEEP_PARAMS, runBoth, sourcesPanel, sweepPoints, sweepTable, tex } from './softmax-shared.js';
 
@@ -79,10 +80,12 @@ export function mount(figure, { run }) {
     }));
     fillTable(maxPanel.table, head, NAMES.map((k) => ({ name: SERIES[k], cells: at(k, 'maxWeight') })));
     fillTable(hPanel.table, head, NAMES.map((k) => ({ name: SERIES[k], cells: at(k, 'entropy') })));
-    // c^{2}, not c^2: see the exponents of initialization.js's weightTex
+    // c^{2}, not c^2: see the exponents of initialization.js's weightTex. The slopes carry their sign
+    // in braces (texSigned): the one for a = ½ is near 0, and a sign that changed with the seed
+    // would have made KaTeX typeset the formula anew
     setTex(formula, String.raw`\begin{gathered}\operatorname{Var}(c\,q\cdot k)=c^{2} d_k,\qquad c=d_k^{-a}\ \Rightarrow\ \operatorname{Var}=d_k^{\,1-2a}\\
       \text{measured slope of }\log\operatorname{Var}\text{ against }\log d_k:\quad
-      ${NAMES.map((k) => String.raw`a=${TEX_A[k]}:\ ${tex(s.slopes[k], 3)}`).join(String.raw`,\quad `)}\end{gathered}`, true);
+      ${NAMES.map((k) => String.raw`a=${TEX_A[k]}:\ ${texSigned(s.slopes[k], (v) => tex(v, 3))}`).join(String.raw`,\quad `)}\end{gathered}`, true);
   }
 
   function drawChecks(r, s) {
