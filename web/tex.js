@@ -23,8 +23,12 @@ const SIGN = /\{([+-])\}(?=\d)/g;
 const SIGN_OR_NUMBER = new RegExp(`${SIGN.source}|${NUMBER.source}`, 'g');
 const signText = (s) => (s === '-' ? '\u2212' : '+');  // as KaTeX writes them, in HTML and MathML
 
-// x with its sign in braces, for a number that may change sign between redraws (above)
-export const texSigned = (x, digits = (v) => String(v)) => `{${x < 0 ? '-' : '+'}}${digits(Math.abs(x))}`;
+// x with its sign in braces, for a number that may change sign between redraws (above): digits(|x|)
+// after {+} or {-}, and {+} for a negative x whose digits are all 0 (no −0.0)
+export function texSigned(x, digits = String) {
+  const body = digits(Math.abs(x));
+  return `{${x < 0 && /[1-9]/.test(body) ? '-' : '+'}}${body}`;
+}
 
 // el → { key, shape, slots: [text node, what it shows] | null, probed }; what: number i (i >= 0),
 // sign i (~i: −1 − i), or the TeX source (null)

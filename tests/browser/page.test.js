@@ -145,7 +145,9 @@ describe('the page', () => {
   });
 
   it('a live formula whose numbers changed sign is rewritten to the formula a fresh page typesets', async () => {
-    // scaling-choices' slope for a = ½ is near 0: its sign goes −, +, +, −, + over these seeds
+    // scaling-choices' slope for a = ½ is near 0: its sign goes −, +, +, −, + over these seeds;
+    // full-attention's scores of the query shown change sign entry by entry
     await expectFormulasAsFresh('scaling-choices', '?step=scaling-choices&seed=1', ['2', '3', '7', '2', '3']);
+    await expectFormulasAsFresh('full-attention', '?step=full-attention&seed=1', ['2', '3', '2']);
   });
 });

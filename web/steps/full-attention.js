@@ -4,6 +4,7 @@ import { morph } from '../morph.js';
 import { niceCeil, prefersDark, showHeatmap } from '../plots/heatmap.js';
 import { fmt, sub, texFixed } from '../format.js';
 import { dataTable, el, fillTable, grid, liveFormula, liveSummary, panel, setTex, shownTable } from '../readout.js';
+import { texSigned } from '../tex.js';
 import './full-attention.css';
 
 export const id = 'full-attention';
@@ -20,6 +21,8 @@ export const params = {
 
 const tex = (x, d = 2) => texFixed(x, d);
 const texRow = (xs, d = 2) => Array.from(xs, (x) => tex(x, d)).join(',\\ ');
+// scores change sign with the seed and the query: signed, so the formula keeps one shape (web/tex.js)
+const texSignedRow = (xs, d) => Array.from(xs, (x) => texSigned(x, (v) => tex(v, d))).join(',\\ ');
 const mean = (xs) => xs.reduce((s, x) => s + x, 0) / xs.length;
 
 export function mount(figure, { run }) {
@@ -107,7 +110,7 @@ export function mount(figure, { run }) {
     const rawW = r.unscaled.weights.subarray((i - 1) * n, i * n);
     const s = r.scores.subarray((i - 1) * n, (i - 1) * n + seen);
     setTex(rowFormula, String.raw`\begin{aligned}
-      s_{${i}}&=(q_{${i}}\cdot k_j)_{j=1}^{${seen}}=(${texRow(s, 1)})\\
+      s_{${i}}&=(q_{${i}}\cdot k_j)_{j=1}^{${seen}}=(${texSignedRow(s, 1)})\\
       \operatorname{softmax}(s_{${i}}/\sqrt{${dk}})&=(${texRow(scaledW.subarray(0, seen))})\\
       \operatorname{softmax}(s_{${i}})&=(${texRow(rawW.subarray(0, seen))})
       \end{aligned}`, true);
