@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "sampling.hpp"
 #include "stats.hpp"
 #include "support.hpp"
 
@@ -264,4 +265,25 @@ TEST_CASE("a stream's bulk normals do not depend on how many are asked for: fewe
   const auto other = bulk_normals(1000, 5, 18), seed = bulk_normals(1000, 6, 17);
   CHECK(std::mismatch(all.begin(), all.end(), other.begin()).first == all.begin());
   CHECK(std::mismatch(all.begin(), all.end(), seed.begin()).first == all.begin());
+}
+
+TEST_CASE("a normal pair takes q from its stream's first d_k normals and k from the next d_k; d_k = 1 and the entries alike", "[rng][eq:dot-variance]") {
+  // the documented layout (sampling.hpp), against the stream itself: pair i of a run that starts at
+  // `first` is NormalStream(seed, first + i)
+  const std::uint64_t seed = 21, first = 1000;
+  for (std::size_t dk : {1, 5, 16}) {
+    std::vector<float> out(300);  // more than one d_k = 1 block of 256
+    sample_dot_products(Vec<float>{out.data(), out.size()}, dk, seed, {}, first);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const auto z = bulk_normals(2 * dk, seed, first + i);
+      const float want = dk == 1 ? z[0] * z[1] : dot(Vec<const float>{z.data(), dk}, Vec<const float>{z.data() + dk, dk});
+      INFO("d_k = " << dk << ", pair " << i);
+      REQUIRE(out[i] == want);
+    }
+  }
+  // entries mean + std·z of one stream
+  std::vector<float> x(37);
+  sample_entries(Vec<float>{x.data(), x.size()}, seed, 4, {Dist::normal, 0.5, 2});
+  const auto z = bulk_normals(x.size(), seed, 4);
+  for (std::size_t i = 0; i < x.size(); ++i) REQUIRE(x[i] == static_cast<float>(0.5 + 2 * double(z[i])));
 }

@@ -6,7 +6,7 @@ import { drain, run } from './drain.js';
 import { setupScores } from '../../web/experiments/setup.js';
 import { FOURTH_MOMENT, besselK0, productDensity, productVariance } from '../../web/experiments/product-variance.js';
 import { SWEEP_DK, dotVariance, dotVarianceSweep, sweepPairs } from '../../web/experiments/dot-variance.js';
-import { sampleDots } from '../../web/experiments/chunks.js';
+import { keptEntries, sampleDots } from '../../web/experiments/chunks.js';
 
 const engine = await createEngine();
 
@@ -197,5 +197,16 @@ describe('sampleDots: a count moved reuses what the engine drew', () => {
     const keep = Array.from(a);
     a.fill(0);
     expect(Array.from(run(sampleDots(e, { dk: 8, count: 50, seed: 2 })))).toEqual(keep);
+  });
+  it('keptEntries returns a copy too, and a smaller count is the prefix of what it kept', async () => {
+    const e = await createEngine();
+    const a = keptEntries(e, { count: 64, seed: 3, stream: 0 });
+    const keep = Array.from(a);
+    a.fill(0);
+    expect(Array.from(keptEntries(e, { count: 64, seed: 3, stream: 0 }))).toEqual(keep);
+    const b = keptEntries(e, { count: 10, seed: 3, stream: 0 });
+    b.fill(0);
+    expect(Array.from(keptEntries(e, { count: 64, seed: 3, stream: 0 }))).toEqual(keep);
+    expect(Array.from(keptEntries(e, { count: 10, seed: 3, stream: 0 }))).toEqual(keep.slice(0, 10));
   });
 });
