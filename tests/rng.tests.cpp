@@ -267,7 +267,7 @@ TEST_CASE("a stream's bulk normals do not depend on how many are asked for: fewe
   CHECK(std::mismatch(all.begin(), all.end(), seed.begin()).first == all.begin());
 }
 
-TEST_CASE("a normal pair takes q from its stream's first d_k normals and k from the next d_k; d_k = 1 and the entries alike", "[rng][eq:dot-variance]") {
+TEST_CASE("a normal pair takes q from its stream's first d_k normals and k from the next d_k, at d_k = 1 too, and entries are the stream's normals", "[rng][eq:dot-variance]") {
   // the documented layout (sampling.hpp), against the stream itself: pair i of a run that starts at
   // `first` is NormalStream(seed, first + i)
   const std::uint64_t seed = 21, first = 1000;
