@@ -12,6 +12,11 @@ afterAll(async () => { await h?.close(); });
 const ID = 'training-ablation';
 const status = (page) => page.textContent(`#${ID} .training-status`);
 const atStep = async (page) => Number((await status(page)).match(/step (\d+)/)[1]);
+const posted = (page) => page.evaluate(() => performance.getEntriesByName('attnlab:posted').length);
+// what the figure shows of the main run: status, table, summary, every curve's path
+const mainRun = (page) => page.$eval(`#${ID} .figure-body`, (b) => [
+  b.querySelector('.training-status').textContent, b.querySelector(':scope > table.readout').textContent,
+  b.querySelector('.live-summary').textContent, ...[...b.querySelectorAll('.panel g[aria-label="line"] path')].map((p) => p.getAttribute('d'))]);
 const tableRows = (page) => page.$$eval(`#${ID} figure > .figure-body > table.readout tbody tr`, (rs) => rs.map((r) => [...r.cells].map((c) => c.textContent)));
 
 describe('training-ablation in Chromium', () => {
@@ -56,6 +61,34 @@ describe('training-ablation in Chromium', () => {
     await page.click(`#${ID} .training-toolbar button:text("Reset")`);
     expect(await status(page)).toBe('step 0 of 1000');
     expect(await page.textContent(`#${ID} .live-summary`)).toContain('Step 0');
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('the steps control shows a prefix of the same run when moved down, and trains only the new steps when moved up', async () => {
+    const fresh = async (steps) => {
+      const ref = await h.open(`?step=${ID}&dk=32&steps=${steps}`);
+      await waitForUpdates(ref.page, ID, 1);
+      const shown = await mainRun(ref.page);
+      await ref.close();
+      return shown;
+    };
+    const { page, errors, close } = await h.open(`?step=${ID}&dk=32`);
+    await waitForUpdates(page, ID, 1);
+    const move = async (by, updates) => {
+      await page.$eval(`#${ID} [data-param="steps"]`, (e, d) => {
+        e.value = String(Number(e.value) + d);
+        e.dispatchEvent(new Event('input', { bubbles: true }));
+      }, by);
+      await waitForUpdates(page, ID, updates);
+    };
+    const before = await posted(page);
+    await move(-1, 2);  // 300 → 200: drawn from the curves trained already, no request
+    expect(await posted(page)).toBe(before);
+    expect(await mainRun(page)).toEqual(await fresh(200));
+    await move(+2, 3);  // 200 → 500: steps 301 to 500 trained, the rest as before
+    expect(await posted(page)).toBeGreaterThan(before);
+    expect(await mainRun(page)).toEqual(await fresh(500));
     expect(errors).toEqual([]);
     await close();
   });

@@ -86,17 +86,25 @@ export function mount(figure, { run, cancel }) {
   contrast.el.append(contrastText);
   figure.body.append(bar, legend, grid(panels.loss.el, panels.accuracy.el), grid(panels.entropy.el, panels.gradNorm.el), table, data, summary, contrast.el);
 
-  let values = null, config = null;
-  let curves = empty(), at = 0, running = false, pending = 0;
+  // One configuration's training is one trajectory, the same on every replay: `curves` holds its
+  // first `trained` steps, of which the figure shows the first `at` (fewer after the steps control
+  // went down). A steps control moved down shows a prefix; moved up, it shows more of what is
+  // trained and trains on from `trained` only. Any other control is a new trajectory.
+  let values = null, config = null, key = '';
+  let curves = empty(), trained = 0, at = 0, running = false, pending = 0;
 
   const append = (chunk) => {
-    if (!chunk || chunk.from !== at) return;  // a chunk that does not continue the curves is stale
+    if (!chunk || chunk.from !== trained) return;  // a chunk that does not continue the curves is stale
     for (const n of VARIANTS) for (const m of METRICS) curves[n][m].push(...chunk.variants[n][m]);
-    at = chunk.step;
+    at = trained = chunk.step;
   };
+  // the curves shown: steps 1 … at
+  const shownCurves = () => (at === trained ? curves : Object.fromEntries(VARIANTS.map((n) =>
+    [n, Object.fromEntries(METRICS.map((m) => [m, curves[n][m].slice(0, at)]))])));
 
   function draw() {
-    const series = (m) => VARIANTS.map((n) => ({ name: NAMES[n], values: curves[n][m] }));
+    const shown = shownCurves();
+    const series = (m) => VARIANTS.map((n) => ({ name: NAMES[n], values: shown[n][m] }));
     const steps = Math.max(values.steps, at);
     const common = { steps, window: 10, width: 520, height: 240 };
     show(panels.loss.plot, trainingCurvesPlot({ ...common, series: series('loss'), yLabel: 'loss', yLog: true }));
@@ -109,12 +117,12 @@ export function mount(figure, { run, cancel }) {
     play.title = running ? 'Stop training here (Play continues)' : 'Train up to the chosen number of steps';
 
     const k = Math.max(1, Math.round(at / 10));  // the last 10% of the steps
-    const last = (n, m) => tail(curves[n][m], k);
+    const last = (n, m) => tail(shown[n][m], k);
     fillTable(table, ['run', `loss, last ${k} steps`, 'accuracy', 'entropy', '‖∂L/∂s‖', 'α at the end'],
       VARIANTS.map((n) => ({ name: NAMES[n], cells: at ? [fmt(last(n, 'loss')), fmt(last(n, 'accuracy')), fmt(last(n, 'entropy')),
-        fmt(last(n, 'gradNorm')), fmt(curves[n].scale.at(-1))] : ['', '', '', '', ''] })));
+        fmt(last(n, 'gradNorm')), fmt(shown[n].scale.at(-1))] : ['', '', '', '', ''] })));
     if (!running) {  // the long table only once the run stops
-      const sm = Object.fromEntries(VARIANTS.map((n) => [n, ['loss', 'accuracy', 'entropy', 'gradNorm'].map((m) => smooth(curves[n][m], 10))]));
+      const sm = Object.fromEntries(VARIANTS.map((n) => [n, ['loss', 'accuracy', 'entropy', 'gradNorm'].map((m) => smooth(shown[n][m], 10))]));
       show(data, dataTable('Every tenth step as a table (smoothed as plotted: loss, accuracy, entropy, gradient)',
         ['step', ...VARIANTS.flatMap((n) => [`${NAMES[n]}: loss`, 'accuracy', 'entropy', '‖∂L/∂s‖'])],
         Array.from({ length: Math.ceil(at / STEP_BY) }, (_, r) => {
@@ -122,13 +130,13 @@ export function mount(figure, { run, cancel }) {
           return [i + 1, ...VARIANTS.flatMap((n) => sm[n].map((ys) => fmt(ys[i])))];
         })));
     }
-    summary.textContent = at ? sentence(k) : `Step 0: the four runs share their initial weights (seed ${values.seed}). Press Play.`;
+    summary.textContent = at ? sentence(shown, k) : `Step 0: the four runs share their initial weights (seed ${values.seed}). Press Play.`;
   }
 
-  function sentence(k) {
-    const last = (n) => tail(curves[n].loss, k);
+  function sentence(shown, k) {
+    const last = (n) => tail(shown[n].loss, k);
     const early = Math.min(10, at);
-    const h = (n) => tail(curves[n].entropy.slice(0, early), early);
+    const h = (n) => tail(shown[n].entropy.slice(0, early), early);
     const ranked = [...VARIANTS].sort((a, b) => last(a) - last(b));
     return `After ${at} steps at dₖ = ${values.dk} (${values.optimizer === 'sgd' ? 'SGD with momentum' : 'Adam'}, learning rate ${values.lr}, ` +
       `seed ${values.seed}), the loss over the last ${k} steps is ${VARIANTS.map((n) => `${fmt(last(n))} for ${NAMES[n]}`).join(', ')}: ` +
@@ -136,13 +144,23 @@ export function mount(figure, { run, cancel }) {
       `averages ${fmt(h('none'))} nats against ${fmt(h('invSqrtDk'))} for 1/√dₖ (uniform: ln ${values.seqLen} = ${fmt(Math.log(values.seqLen))}).`;
   }
 
-  // Trains to step `to`, drawing as the chunks arrive; false if paused or superseded.
+  // Shows step `to`, training from `trained` as far as needed and drawing as the chunks arrive;
+  // false if paused or superseded.
   async function trainTo(to) {
-    running = true;
     const ticket = ++pending;
+    if (to <= trained) {  // trained already: a prefix of the curves (a run on its way is stopped)
+      if (running) cancel();
+      running = false;
+      at = to;
+      draw();
+      figure.done();
+      return true;
+    }
+    running = true;
+    at = trained;
     draw();
     let frame = 0;
-    const r = await run('trainingRun', { config, from: at, to }, {
+    const r = await run('trainingRun', { config, from: trained, to }, {
       onProgress: (p, chunk) => {
         // after a pause the chunks already on their way are dropped: training stops where the
         // curves stop (the worker's trainer rewinds to that step when play resumes)
@@ -169,19 +187,21 @@ export function mount(figure, { run, cancel }) {
   step.addEventListener('click', () => trainTo(at + STEP_BY));
   reset.addEventListener('click', () => {
     if (running) { pending++; cancel(); running = false; }
-    curves = empty(); at = 0;
+    curves = empty(); at = trained = 0;
     draw();
     figure.done();
   });
   csv.addEventListener('click', () => {
+    const shown = shownCurves();
     const rows = ['step,run,loss,accuracy,entropy,grad_norm,scale'];
-    for (const n of VARIANTS) curves[n].loss.forEach((_, i) =>
-      rows.push([i + 1, n, ...METRICS.map((m) => curves[n][m][i])].join(',')));
+    for (const n of VARIANTS) shown[n].loss.forEach((_, i) =>
+      rows.push([i + 1, n, ...METRICS.map((m) => shown[n][m][i])].join(',')));
     download(`attnlab-training-dk${values.dk}-seed${values.seed}.csv`, 'text/csv', `${rows.join('\n')}\n`);
   });
   json.addEventListener('click', () => {
+    const shown = shownCurves();
     download(`attnlab-training-dk${values.dk}-seed${values.seed}.json`, 'application/json',
-      JSON.stringify({ config: { ...config, steps: at }, runs: Object.fromEntries(VARIANTS.map((n) => [n, curves[n]])) }));
+      JSON.stringify({ config: { ...config, steps: at }, runs: Object.fromEntries(VARIANTS.map((n) => [n, shown[n]])) }));
   });
 
   // The report at small and large d_k, after the main run. It depends on the seed and L only: the
@@ -207,12 +227,14 @@ export function mount(figure, { run, cancel }) {
   }
 
   return {
-    // New parameters: a new experiment from step 0, played to the chosen number of steps; the
-    // figure is ready once the report at small and large d_k is in too.
+    // New parameters: the chosen number of steps of the same trajectory (only the steps control
+    // changed), or else a new experiment from step 0, played to it; the figure is ready once the
+    // report at small and large d_k is in too.
     async update(v) {
       values = v;
       config = configOf(v);
-      curves = empty(); at = 0;
+      const next = JSON.stringify(config);
+      if (next !== key) { key = next; curves = empty(); at = trained = 0; }
       if (await trainTo(v.steps)) await drawContrast(v);
     },
   };
