@@ -13,6 +13,7 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "kernels.hpp"
 
@@ -316,28 +317,39 @@ void scale(Mat<float> out, Mat<const float> x, float s) {
 }
 
 // Register tiles for the matrix products of attention (forward: Q·Kᵀ, P·V; backward: Pᵀ·dO, dSᵀ·Q,
-// dS·K, dO·Vᵀ), all on one micro-kernel over a packed panel of the right operand.
+// dS·K, dO·Vᵀ), all on one micro-kernel over packed panels of the right operand.
 //
-// out = A b, A (m, k), b (k, n): b is cut into panels of NN_NR·W = 16 columns × up to PANEL_KC = 256
-// of the inner index, each copied into a 16 KiB stack buffer (p, column) row-major (no
-// allocation), where it stays in L1 while every pair of rows of A passes over it:
-//   acc[r][c] += broadcast(A_(i+r)p) ⊙ panel_p[cW : (c+1)W]   for p = p0, p0 + 1, …
-// with NN_MR·NN_NR accumulators (2 × 4: per step NN_NR batch loads + NN_MR broadcasts for 8
-// mul+add; measured in V8 against 4×2, 3×3, 4×3 and 6×2). Between blocks of the inner index the
-// partial sums wait in out, stored and reloaded exactly. Every output accumulates A_i0 b_0j +
-// A_i1 b_1j + … in the order of p, with one multiply and one add per term starting from 0, exactly
-// as matmul_nn_ref does: packing and tiling change which outputs are computed together and where
-// b is read from, not any output's operations, so the result is bit-identical to the reference in
-// float (the training ablation relies on it, cpp/train.hpp "Determinism").
-// Packed, the panel's rows are contiguous whatever b's row stride: read in place, a panel of
+// out = A b, A (m, k), b (k, n). Three levels, each sized for a level of the cache:
+//   block   up to BLOCK_COLS = 256 columns of b × PANEL_KC = 256 of the inner index, packed into
+//           panels in a per-thread buffer (256 KiB, L2); every row of A passes over the block's
+//           panels, BLOCK_ROWS = 128 rows at a time, so those rows (128 KiB, L2) serve every
+//           panel of the block before the next rows come in;
+//   panel   NN_NR·W = 16 columns × up to 256 of the inner index, (p, column) row-major: 16 KiB,
+//           in L1 while a block's rows pass over it;
+//   tile    NN_MR × NN_NR = 2 × 4 batches of out in registers:
+//             acc[r][c] += broadcast(A_(i+r)p) ⊙ panel_p[cW : (c+1)W]   for p = p0, p0 + 1, …
+//           per step NN_NR batch loads + NN_MR broadcasts for 8 mul+add (measured in V8 against
+//           4×2, 3×3, 4×3 and 6×2).
+// Without the blocks (one panel, then every row of A over it) A was read from memory once per
+// panel: at 1024×512 P·V streamed the 4 MiB of P 32 times from L3 (wasm in Node: 34 → 37
+// GFLOP/s with the blocks, kernel level).
+// Between blocks of the inner index the partial sums wait in out, stored and reloaded exactly.
+// Every output accumulates A_i0 b_0j + A_i1 b_1j + … in the order of p, with one multiply and one
+// add per term starting from 0, exactly as matmul_nn_ref does: packing, blocking and tiling change
+// which outputs are computed together and where b is read from, not any output's operations, so
+// the result is bit-identical to the reference in float (the training ablation relies on it,
+// cpp/train.hpp "Determinism").
+// Packed, a panel's rows are contiguous whatever b's row stride: read in place, a panel of
 // 1024×512 V's columns was 16 × 64 B lines 2 KiB apart, which share a few of L1's sets.
 // Pᵀ·dO and dSᵀ·Q (matmul_tn, out = aᵀ b) are the same product with a read transposed: the
 // broadcast A_rp is a(p, i + r), MR neighbours in row p of a instead of a column; TransA says so.
-// Q·Kᵀ (matmul_nt, out_ij = a_i · b_j) is the same again on bᵀ: its panel is 16 keys transposed.
-constexpr std::size_t NN_MR = 2;           // rows of out per tile
-constexpr std::size_t NN_NR = 4;           // batches of the panel's columns per tile
+// Q·Kᵀ (matmul_nt, out_ij = a_i · b_j) is the same again on bᵀ: its panels are 16 keys transposed.
+constexpr std::size_t NN_MR = 2;            // rows of out per tile
+constexpr std::size_t NN_NR = 4;            // batches of the panel's columns per tile
 constexpr std::size_t PANEL_COLS = NN_NR * W;
 constexpr std::size_t PANEL_KC = 1024 / W;  // rows of a panel: PANEL_KC·PANEL_COLS floats = 16 KiB
+constexpr std::size_t BLOCK_COLS = 256;     // columns of b per block, a multiple of PANEL_COLS
+constexpr std::size_t BLOCK_ROWS = 128;     // rows of A per pass over a block's panels, even
 
 // The (m, k) left operand A of out = A b: a itself (a is (m, k)), or aᵀ (TransA: a is (k, m)).
 template <bool TransA>
@@ -371,41 +383,67 @@ inline void tile(float* out, std::size_t ldo, Left<TransA> a, std::size_t i, std
     for (std::size_t c = 0; c < NR; ++c) acc[r][c].store_unaligned(out + r * ldo + c * W);
 }
 
-// out[:, j : j + NR·W] (+)= A[:, p0 : p1] · panel, the panel holding b's block (p0 … p1, j … j + NR·W)
+// out[i0 : i1, j : j + NR·W] (+)= A[i0 : i1, p0 : p1] · panel, the panel holding b's block
+// (p0 … p1, j … j + NR·W)
 template <std::size_t NR, bool TransA>
-void panel_rows(Mat<float> out, Left<TransA> a, std::size_t j, std::size_t p0, std::size_t p1,
-                const float* panel, std::size_t ldp) {
-  const std::size_t m = a.rows();
-  std::size_t i = 0;
-  for (; i + NN_MR <= m; i += NN_MR) tile<NN_MR, NR>(out.row(i) + j, out.cols, a, i, p0, p1, panel, ldp, p0 == 0);
-  for (; i < m; ++i) tile<1, NR>(out.row(i) + j, out.cols, a, i, p0, p1, panel, ldp, p0 == 0);
+void panel_rows(Mat<float> out, Left<TransA> a, std::size_t i0, std::size_t i1, std::size_t j,
+                std::size_t p0, std::size_t p1, const float* panel, std::size_t ldp) {
+  std::size_t i = i0;
+  for (; i + NN_MR <= i1; i += NN_MR) tile<NN_MR, NR>(out.row(i) + j, out.cols, a, i, p0, p1, panel, ldp, p0 == 0);
+  for (; i < i1; ++i) tile<1, NR>(out.row(i) + j, out.cols, a, i, p0, p1, panel, ldp, p0 == 0);
 }
 
-// out = A b for the NR·W columns of b from j, block by block of the inner index. Packed when A has
-// rows enough to repay the copy; else (a row or two: a vector–matrix product) read in place.
-template <std::size_t NR, bool TransA>
-void xn_panel(Mat<float> out, Left<TransA> a, Mat<const float> b, std::size_t j, float* panel) {
-  constexpr std::size_t cols = NR * W;
-  const std::size_t k = a.inner();
-  const bool pack = a.rows() > 2 * NN_MR;
-  for (std::size_t p0 = 0; p0 < k; p0 += PANEL_KC) {
-    const std::size_t p1 = std::min(k, p0 + PANEL_KC);
-    if (!pack) { panel_rows<NR>(out, a, j, p0, p1, b.row(p0) + j, b.cols); continue; }
-    for (std::size_t p = p0; p < p1; ++p) std::memcpy(panel + (p - p0) * cols, b.row(p) + j, cols * sizeof(float));
-    panel_rows<NR>(out, a, j, p0, p1, panel, cols);
+// The blocks' packed panels, per thread: grown on a thread's first product, then reused.
+float* block_buffer() {
+  thread_local std::vector<float> buffer(PANEL_KC * BLOCK_COLS);
+  return buffer.data();
+}
+
+// out[:, 0 : n'] = A b' for the first n' = n − n mod W columns of b', block by block, where
+// pack(panel, j, cols, p0, p1) writes b's block (p0 … p1, j … j + cols) as a panel, (p, column)
+// row-major. Whole panels of PANEL_COLS columns, then panels of W.
+template <bool TransA, class Pack>
+void blocked_product(Mat<float> out, Left<TransA> a, std::size_t n, Pack pack) {
+  const std::size_t m = a.rows(), k = a.inner(), whole = n - n % W;
+  float* const packed = block_buffer();
+  for (std::size_t j0 = 0; j0 < whole; j0 += BLOCK_COLS) {
+    const std::size_t j1 = std::min(whole, j0 + BLOCK_COLS);
+    const auto width = [&](std::size_t j) { return j + PANEL_COLS <= j1 ? PANEL_COLS : W; };
+    for (std::size_t p0 = 0; p0 < k; p0 += PANEL_KC) {
+      const std::size_t p1 = std::min(k, p0 + PANEL_KC), kc = p1 - p0;
+      for (std::size_t j = j0; j < j1; j += width(j)) pack(packed + (j - j0) * kc, j, width(j), p0, p1);
+      for (std::size_t i0 = 0; i0 < m; i0 += BLOCK_ROWS) {
+        const std::size_t i1 = std::min(m, i0 + BLOCK_ROWS);
+        for (std::size_t j = j0; j < j1; j += width(j)) {
+          const float* panel = packed + (j - j0) * kc;
+          if (width(j) == PANEL_COLS) panel_rows<NN_NR>(out, a, i0, i1, j, p0, p1, panel, PANEL_COLS);
+          else panel_rows<1>(out, a, i0, i1, j, p0, p1, panel, W);
+        }
+      }
+    }
   }
 }
 
 // out_i = Σ_p A_ip b_p, out (m, n), A (m, k), b (k, n): each output summed in the order of p,
-// bit-identical to matmul_nn_ref / matmul_tn_ref.
+// bit-identical to matmul_nn_ref / matmul_tn_ref. Packed when A has rows enough to repay the
+// copy; else (a row or two: a vector–matrix product) b is read in place.
 template <bool TransA>
 void matmul_xn(Mat<float> out, Left<TransA> a, Mat<const float> b) {
   const std::size_t m = a.rows(), n = b.cols, k = a.inner();
-  alignas(64) float panel[PANEL_KC * PANEL_COLS];
   if (k == 0) std::fill(out.data, out.data + out.size(), 0.f);
-  std::size_t j = 0;
-  for (; j + PANEL_COLS <= n; j += PANEL_COLS) xn_panel<NN_NR>(out, a, b, j, panel);
-  for (; j + W <= n; j += W) xn_panel<1>(out, a, b, j, panel);
+  if (m > 2 * NN_MR) {
+    blocked_product(out, a, n, [&](float* panel, std::size_t j, std::size_t cols, std::size_t p0, std::size_t p1) {
+      for (std::size_t p = p0; p < p1; ++p) std::memcpy(panel + (p - p0) * cols, b.row(p) + j, cols * sizeof(float));
+    });
+  } else {
+    for (std::size_t p0 = 0; p0 < k; p0 += PANEL_KC) {
+      const std::size_t p1 = std::min(k, p0 + PANEL_KC);
+      std::size_t j = 0;
+      for (; j + PANEL_COLS <= n; j += PANEL_COLS) panel_rows<NN_NR>(out, a, 0, m, j, p0, p1, b.row(p0) + j, b.cols);
+      for (; j + W <= n; j += W) panel_rows<1>(out, a, 0, m, j, p0, p1, b.row(p0) + j, b.cols);
+    }
+  }
+  const std::size_t j = n - n % W;
   for (std::size_t i = 0; i < m; ++i)  // the last n mod W columns, scalar, in the order of p
     for (std::size_t jj = j; jj < n; ++jj) {
       float s = 0.f;
@@ -424,30 +462,18 @@ void matmul_tn(Mat<float> out, Mat<const float> a, Mat<const float> b) {
   matmul_xn(out, Left<true>{a}, b);
 }
 
-// Q·Kᵀ: the panel is bᵀ's, (p, key) row-major: 16 keys × up to PANEL_KC of the shared index,
-// transposed on packing. Keys left over after whole panels go in panels of W keys, and the last
-// n mod W keys as single dot products. Summation order differs from the reference's (γ_k-bounded,
-// as any order).
-template <std::size_t NR>
-void nt_panel(Mat<float> out, Mat<const float> a, Mat<const float> b, std::size_t j, float* panel) {
-  constexpr std::size_t keys = NR * W;
-  const std::size_t k = a.cols;
-  for (std::size_t p0 = 0; p0 < k; p0 += PANEL_KC) {
-    const std::size_t p1 = std::min(k, p0 + PANEL_KC);
-    for (std::size_t c = 0; c < keys; ++c)  // panel[p − p0][c] = b(j + c, p)
-      for (std::size_t p = p0; p < p1; ++p) panel[(p - p0) * keys + c] = b(j + c, p);
-    panel_rows<NR>(out, Left<false>{a}, j, p0, p1, panel, keys);
-  }
-}
-
+// Q·Kᵀ: the panels are bᵀ's, (p, key) row-major: 16 keys (or W) × up to PANEL_KC of the shared
+// index, transposed on packing; the last n mod W keys as single dot products. Summation order
+// differs from the reference's (γ_k-bounded, as any order).
 void matmul_nt(Mat<float> out, Mat<const float> a, Mat<const float> b) {
   ATTN_CHECK(can_matmul_nt(out, a, b));
   const std::size_t m = a.rows, n = b.rows;
-  alignas(64) float panel[PANEL_KC * PANEL_COLS];
   if (a.cols == 0) std::fill(out.data, out.data + out.size(), 0.f);
-  std::size_t j = 0;
-  for (; j + PANEL_COLS <= n; j += PANEL_COLS) nt_panel<NN_NR>(out, a, b, j, panel);
-  for (; j + W <= n; j += W) nt_panel<1>(out, a, b, j, panel);
+  blocked_product(out, Left<false>{a}, n, [&](float* panel, std::size_t j, std::size_t keys, std::size_t p0, std::size_t p1) {
+    for (std::size_t c = 0; c < keys; ++c)  // panel[p − p0][c] = b(j + c, p)
+      for (std::size_t p = p0; p < p1; ++p) panel[(p - p0) * keys + c] = b(j + c, p);
+  });
+  const std::size_t j = n - n % W;
   for (std::size_t i = 0; i < m; ++i)  // the last n mod W keys: one dot product each
     for (std::size_t jj = j; jj < n; ++jj) out(i, jj) = dot(a.row_vec(i), b.row_vec(jj));
 }

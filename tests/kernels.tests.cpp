@@ -132,6 +132,32 @@ TEST_CASE("register-tiled Pᵀ·dO sums each output in the order of p: bit-ident
   }
 }
 
+// The products are blocked for the cache (kernels_simd.cpp): 256 columns of b × 256 of the inner
+// index per block, 128 rows of A per pass. The sizes below cross every block boundary, with a
+// leftover of whole panels, of W-column panels and of single columns, and an odd row at the end.
+TEST_CASE("blocked Q·Kᵀ, P·V and Pᵀ·dO over many rows and columns: P·V and Pᵀ·dO bit-identical to the float reference, Q·Kᵀ within its bound", "[kernels][eq:full-attention]") {
+  const std::size_t m = 263, k = 300, n = 531;
+  const auto a = normals(m * k, 27), b = normals(k * n, 28), bt = normals(n * k, 29), at = normals(k * m, 30);
+  std::vector<float> out(m * n), same(m * n);
+  matmul_nn(mmat(out, m, n), cmat(a, m, k), cmat(b, k, n));
+  matmul_nn_ref(mmat(same, m, n), cmat(a, m, k), cmat(b, k, n));
+  REQUIRE(out == same);
+  matmul_tn(mmat(out, m, n), cmat(at, k, m), cmat(b, k, n));
+  matmul_tn_ref(mmat(same, m, n), cmat(at, k, m), cmat(b, k, n));
+  REQUIRE(out == same);
+  matmul_nt(mmat(out, m, n), cmat(a, m, k), cmat(bt, n, k));
+  const auto ad = widen(a), btd = widen(bt);
+  std::vector<double> want(m * n), abs_a(ad.size()), abs_b(btd.size()), sums(m * n);
+  matmul_nt_ref(mmat(want, m, n), cmat(ad, m, k), cmat(btd, n, k));
+  std::transform(ad.begin(), ad.end(), abs_a.begin(), [](double x) { return std::abs(x); });
+  std::transform(btd.begin(), btd.end(), abs_b.begin(), [](double x) { return std::abs(x); });
+  matmul_nt_ref(mmat(sums, m, n), cmat(abs_a, m, k), cmat(abs_b, n, k));
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    INFO("entry " << i);
+    REQUIRE(std::abs(out[i] - want[i]) <= gamma(k + 1) * sums[i] + 1e-30);
+  }
+}
+
 TEST_CASE("scaling multiplies every entry, exactly as in double then rounded", "[kernels][eq:scaling-choices]") {
   const std::size_t n = GENERATE(from_range(sizes_around_width()));
   const auto x = normals(n, 9, 8.0);
