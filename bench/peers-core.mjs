@@ -10,6 +10,8 @@
 // inputs stay resident tensors (its usual use; only O is read back with dataSync), and attnlab
 // "no copies", whose inputs and outputs live in engine memory (engine.workspace).
 // attnlab "with copies" is the plain call: q, k, v copied in; O and the n² weights copied out.
+// Softmax also has "into out": X copied in and Y copied into an array the caller passes and reuses
+// (the plain call returns a fresh array, and allocating 4 MiB costs more than copying into it).
 import { timeInterleavedAsync } from './timing.mjs';
 import { attentionModel, softmaxModel } from './onnx-model.mjs';
 
@@ -193,9 +195,11 @@ export async function runPeers({ createEngine, tf, tfWasm, ort, peakWasm }, roun
   const tx = tf.tensor2d(x, [rows, cols]);
   const session = await ort.InferenceSession.create(softmaxModel(rows, cols), ortOptions);
   const noCopies = softmaxNoCopies(simd, x, rows, cols);
+  const y = new Float32Array(rows * cols);  // "into out": X copied in, Y copied into this array, reused
   const feeds = { X: new ort.Tensor('float32', x, [rows, cols]) };
   await group(`softmax ${rows}×${cols}`, [
     ['attnlab SIMD128', () => simd.softmax(x, rows, cols)],
+    ['attnlab SIMD128 into out', () => simd.softmax(x, rows, cols, { out: y })],
     ['attnlab SIMD128 no copies', noCopies.fn],
     ['attnlab scalar', () => scalar.softmax(x, rows, cols)],
     ['plain JS', () => jsSoftmax(x, rows, cols)],
