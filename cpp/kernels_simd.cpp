@@ -320,12 +320,12 @@ void scale(Mat<float> out, Mat<const float> x, float s) {
 // dS·K, dO·Vᵀ), all on one micro-kernel over packed panels of the right operand.
 //
 // out = A b, A (m, k), b (k, n). Three levels, each sized for a level of the cache:
-//   block   up to BLOCK_COLS = 256 columns of b × PANEL_KC = 256 of the inner index, packed into
-//           panels in a per-thread buffer (256 KiB, L2); every row of A passes over the block's
-//           panels, BLOCK_ROWS = 128 rows at a time, so those rows (128 KiB, L2) serve every
-//           panel of the block before the next rows come in;
-//   panel   NN_NR·W = 16 columns × up to 256 of the inner index, (p, column) row-major: 16 KiB,
-//           in L1 while a block's rows pass over it;
+//   block   up to BLOCK_COLS = 256 columns of b × PANEL_KC = 1024/W of the inner index (256 in
+//           wasm), packed into panels in a per-thread buffer (256 KiB in wasm, L2); every row of A
+//           passes over the block's panels, BLOCK_ROWS = 128 rows at a time, so those rows (128
+//           KiB, L2) serve every panel of the block before the next rows come in;
+//   panel   NN_NR·W columns (16 in wasm) × up to PANEL_KC of the inner index, (p, column)
+//           row-major: 16 KiB, in L1 while a block's rows pass over it;
 //   tile    NN_MR × NN_NR = 2 × 4 batches of out in registers:
 //             acc[r][c] += broadcast(A_(i+r)p) ⊙ panel_p[cW : (c+1)W]   for p = p0, p0 + 1, …
 //           per step NN_NR batch loads + NN_MR broadcasts for 8 mul+add (measured in V8 against
