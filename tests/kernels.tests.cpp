@@ -74,6 +74,22 @@ TEST_CASE("Q·Kᵀ, P·V and Pᵀ·dO agree with the double reference entry by e
 // The register-tiled products (kernels_simd.cpp) work on tiles of 2 rows × W keys (Q·Kᵀ) and
 // 2 rows × 4W columns (P·V) and block the keys / the inner index for the cache: the row counts
 // below leave every tile remainder (0, 1 row) and the sizes cross the blocks (k or n = 1000).
+// out = a bᵀ (m, n), a (m, k), b (n, k), against the double reference: each entry a dot product
+// of length k in some order, |err| <= γ_(k+1)·Σ_p |a_ip b_jp|
+static void require_nt_within_bound(const std::vector<float>& out, const std::vector<float>& a,
+                                    const std::vector<float>& b, std::size_t m, std::size_t n, std::size_t k) {
+  const auto ad = widen(a), bd = widen(b);
+  std::vector<double> want(m * n), abs_a(ad.size()), abs_b(bd.size()), sums(m * n);
+  matmul_nt_ref(mmat(want, m, n), cmat(ad, m, k), cmat(bd, n, k));
+  std::transform(ad.begin(), ad.end(), abs_a.begin(), [](double x) { return std::abs(x); });
+  std::transform(bd.begin(), bd.end(), abs_b.begin(), [](double x) { return std::abs(x); });
+  matmul_nt_ref(mmat(sums, m, n), cmat(abs_a, m, k), cmat(abs_b, n, k));
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    INFO("m " << m << " n " << n << " k " << k << " entry " << i);
+    REQUIRE(std::abs(out[i] - want[i]) <= gamma(k + 1) * sums[i] + 1e-30);
+  }
+}
+
 TEST_CASE("register-tiled Q·Kᵀ agrees with the double reference for every tile remainder", "[kernels][eq:setup]") {
   const std::size_t k = GENERATE(from_range(sizes_around_width()));  // d_k, the summed index
   const std::size_t n = GENERATE(from_range(sizes_around_width()));  // keys
@@ -81,17 +97,7 @@ TEST_CASE("register-tiled Q·Kᵀ agrees with the double reference for every til
   const auto a = normals(m * k, 21), b = normals(n * k, 22);
   std::vector<float> out(m * n);
   matmul_nt(mmat(out, m, n), cmat(a, m, k), cmat(b, n, k));
-  const auto ad = widen(a), bd = widen(b);
-  std::vector<double> want(m * n), abs_a(ad.size()), abs_b(bd.size()), sums(m * n);
-  matmul_nt_ref(mmat(want, m, n), cmat(ad, m, k), cmat(bd, n, k));
-  std::transform(ad.begin(), ad.end(), abs_a.begin(), [](double x) { return std::abs(x); });
-  std::transform(bd.begin(), bd.end(), abs_b.begin(), [](double x) { return std::abs(x); });
-  matmul_nt_ref(mmat(sums, m, n), cmat(abs_a, m, k), cmat(abs_b, n, k));
-  // each entry a dot product of length k in some order: |err| <= γ_(k+1)·Σ_p |a_ip b_jp|
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    INFO("m " << m << " n " << n << " k " << k << " entry " << i);
-    REQUIRE(std::abs(out[i] - want[i]) <= gamma(k + 1) * sums[i] + 1e-30);
-  }
+  require_nt_within_bound(out, a, b, m, n, k);
 }
 
 TEST_CASE("register-tiled P·V sums each output in the order of p: bit-identical to the float reference", "[kernels][eq:full-attention]") {
@@ -146,16 +152,7 @@ TEST_CASE("blocked Q·Kᵀ, P·V and Pᵀ·dO over many rows and columns: P·V a
   matmul_tn_ref(mmat(same, m, n), cmat(at, k, m), cmat(b, k, n));
   REQUIRE(out == same);
   matmul_nt(mmat(out, m, n), cmat(a, m, k), cmat(bt, n, k));
-  const auto ad = widen(a), btd = widen(bt);
-  std::vector<double> want(m * n), abs_a(ad.size()), abs_b(btd.size()), sums(m * n);
-  matmul_nt_ref(mmat(want, m, n), cmat(ad, m, k), cmat(btd, n, k));
-  std::transform(ad.begin(), ad.end(), abs_a.begin(), [](double x) { return std::abs(x); });
-  std::transform(btd.begin(), btd.end(), abs_b.begin(), [](double x) { return std::abs(x); });
-  matmul_nt_ref(mmat(sums, m, n), cmat(abs_a, m, k), cmat(abs_b, n, k));
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    INFO("entry " << i);
-    REQUIRE(std::abs(out[i] - want[i]) <= gamma(k + 1) * sums[i] + 1e-30);
-  }
+  require_nt_within_bound(out, a, bt, m, n, k);
 }
 
 TEST_CASE("scaling multiplies every entry, exactly as in double then rounded", "[kernels][eq:scaling-choices]") {
