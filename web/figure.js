@@ -108,6 +108,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
           if (request.dropped) return;
           resolvedAt = performance.now();
           fig.dataset.engineMs = ms.toFixed(2);
+          engineRan = true;
           timing.textContent = `Computed in ${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms by the engine.`;
         } }).then((result) => {
         settle();
@@ -122,7 +123,12 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
     cancel: () => drop(channel),  // the run in flight stops, and an answer on its way draws nothing
   };
 
+  // An update answered wholly from results already computed says so, rather than leave the last
+  // run's time standing as if it were this one's.
+  let updates = 0, engineRan = false;
   const update = async () => {
+    const id = ++updates;
+    engineRan = false;
     fig.dataset.state = 'computing';
     // until a result arrives, this update has cost the engine nothing and everything is the draw
     // (an update answered from the last result, or one that redraws without asking the engine)
@@ -132,6 +138,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
     drawnSinceNewest = false;
     try {
       await view.update(current);
+      if (id === updates && !engineRan) timing.textContent = 'Redrawn from results already computed: the engine did not run.';
     } catch (err) {
       hideBusy();
       fig.dataset.state = 'error';

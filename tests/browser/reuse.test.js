@@ -14,16 +14,20 @@ const posted = (page) => page.evaluate(() => performance.getEntriesByName('attnl
 const shown = (page) => page.$eval(`#${ID} .figure-body`, (b) => [...b.querySelectorAll('table, p, .katex-mathml')].map((e) => e.textContent).join('\n'));
 
 describe('the last result, reused', () => {
-  it('a control that changes only the drawing (the density axis) redraws without asking the engine', async () => {
+  it('a control that changes only the drawing (the density axis) redraws without asking the engine, and says so', async () => {
     const { page, errors, close } = await h.open(`?step=${ID}`);
     await waitForUpdates(page, ID, 1);
     const before = await posted(page);
     const numbers = await shown(page);
+    const timing = () => page.textContent(`#${ID} figure.live > p.timing`);
+    expect(await timing()).toMatch(/^Computed in [\d.]+ ms by the engine\.$/);
     await page.locator(`#${ID} [data-param="axis"]`).selectOption('log');
     await waitForUpdates(page, ID, 2);
     expect(await posted(page)).toBe(before);
     expect(await page.$eval(`#${ID} figure.live`, (f) => f.dataset.engineMs)).toBe('0.00');
     expect(await shown(page)).toBe(numbers);
+    // not the last run's time, as if it were this redraw's
+    expect(await timing()).toBe('Redrawn from results already computed: the engine did not run.');
     expect(errors).toEqual([]);
     await close();
   });
