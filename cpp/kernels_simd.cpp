@@ -399,31 +399,34 @@ float* block_buffer() {
   return buffer.data();
 }
 
+// f(j, cols) for the panels of columns j0 … j1 (a multiple of W apart): whole panels of
+// PANEL_COLS columns, then panels of W. `cols` is a compile-time constant (std::integral_constant),
+// so a panel row's copy is a few batch moves, not a call to memcpy (with one, the trainer's
+// products of 8–24 rows ran about 20% slower), and the tile's width follows from it.
+template <class F>
+void for_each_panel(std::size_t j0, std::size_t j1, F f) {
+  std::size_t j = j0;
+  for (; j + PANEL_COLS <= j1; j += PANEL_COLS) f(j, std::integral_constant<std::size_t, PANEL_COLS>{});
+  for (; j < j1; j += W) f(j, std::integral_constant<std::size_t, W>{});
+}
+
 // out[:, 0 : n'] = A b' for the first n' = n − n mod W columns of b', block by block, where
 // pack(panel, j, cols, p0, p1) writes b's block (p0 … p1, j … j + cols) as a panel, (p, column)
-// row-major. Whole panels of PANEL_COLS columns, then panels of W; `cols` is a compile-time
-// constant (std::integral_constant), so a panel row's copy is a few batch moves, not a call to
-// memcpy (with one, the trainer's products of 8–24 rows ran about 20% slower).
+// row-major.
 template <bool TransA, class Pack>
 void blocked_product(Mat<float> out, Left<TransA> a, std::size_t n, Pack pack) {
   const std::size_t m = a.rows(), k = a.inner(), whole = n - n % W;
   float* const packed = block_buffer();
   for (std::size_t j0 = 0; j0 < whole; j0 += BLOCK_COLS) {
     const std::size_t j1 = std::min(whole, j0 + BLOCK_COLS);
-    const auto width = [&](std::size_t j) { return j + PANEL_COLS <= j1 ? PANEL_COLS : W; };
     for (std::size_t p0 = 0; p0 < k; p0 += PANEL_KC) {
       const std::size_t p1 = std::min(k, p0 + PANEL_KC), kc = p1 - p0;
-      for (std::size_t j = j0; j < j1; j += width(j)) {
-        if (width(j) == PANEL_COLS) pack(packed + (j - j0) * kc, j, std::integral_constant<std::size_t, PANEL_COLS>{}, p0, p1);
-        else pack(packed + (j - j0) * kc, j, std::integral_constant<std::size_t, W>{}, p0, p1);
-      }
+      for_each_panel(j0, j1, [&](std::size_t j, auto cols) { pack(packed + (j - j0) * kc, j, cols, p0, p1); });
       for (std::size_t i0 = 0; i0 < m; i0 += BLOCK_ROWS) {
         const std::size_t i1 = std::min(m, i0 + BLOCK_ROWS);
-        for (std::size_t j = j0; j < j1; j += width(j)) {
-          const float* panel = packed + (j - j0) * kc;
-          if (width(j) == PANEL_COLS) panel_rows<NN_NR>(out, a, i0, i1, j, p0, p1, panel, PANEL_COLS);
-          else panel_rows<1>(out, a, i0, i1, j, p0, p1, panel, W);
-        }
+        for_each_panel(j0, j1, [&](std::size_t j, auto cols) {
+          panel_rows<decltype(cols)::value / W>(out, a, i0, i1, j, p0, p1, packed + (j - j0) * kc, cols);
+        });
       }
     }
   }
@@ -434,7 +437,7 @@ void blocked_product(Mat<float> out, Left<TransA> a, std::size_t n, Pack pack) {
 // copy; else (a row or two: a vector–matrix product) b is read in place.
 template <bool TransA>
 void matmul_xn(Mat<float> out, Left<TransA> a, Mat<const float> b) {
-  const std::size_t m = a.rows(), n = b.cols, k = a.inner();
+  const std::size_t m = a.rows(), n = b.cols, k = a.inner(), whole = n - n % W;
   if (k == 0) std::fill(out.data, out.data + out.size(), 0.f);
   if (m > 2 * NN_MR) {
     blocked_product(out, a, n, [&](float* panel, std::size_t j, auto cols, std::size_t p0, std::size_t p1) {
@@ -443,14 +446,13 @@ void matmul_xn(Mat<float> out, Left<TransA> a, Mat<const float> b) {
   } else {
     for (std::size_t p0 = 0; p0 < k; p0 += PANEL_KC) {
       const std::size_t p1 = std::min(k, p0 + PANEL_KC);
-      std::size_t j = 0;
-      for (; j + PANEL_COLS <= n; j += PANEL_COLS) panel_rows<NN_NR>(out, a, 0, m, j, p0, p1, b.row(p0) + j, b.cols);
-      for (; j + W <= n; j += W) panel_rows<1>(out, a, 0, m, j, p0, p1, b.row(p0) + j, b.cols);
+      for_each_panel(0, whole, [&](std::size_t j, auto cols) {
+        panel_rows<decltype(cols)::value / W>(out, a, 0, m, j, p0, p1, b.row(p0) + j, b.cols);
+      });
     }
   }
-  const std::size_t j = n - n % W;
   for (std::size_t i = 0; i < m; ++i)  // the last n mod W columns, scalar, in the order of p
-    for (std::size_t jj = j; jj < n; ++jj) {
+    for (std::size_t jj = whole; jj < n; ++jj) {
       float s = 0.f;
       for (std::size_t p = 0; p < k; ++p) s += a(i, p) * b(p, jj);
       out(i, jj) = s;

@@ -138,11 +138,13 @@ TEST_CASE("register-tiled Pᵀ·dO sums each output in the order of p: bit-ident
   }
 }
 
-// The products are blocked for the cache (kernels_simd.cpp): 256 columns of b × 256 of the inner
-// index per block, 128 rows of A per pass. The sizes below cross every block boundary, with a
-// leftover of whole panels, of W-column panels and of single columns, and an odd row at the end.
+// The products are blocked for the cache (kernels_simd.cpp): 256 columns of b × PANEL_KC = 1024/W
+// of the inner index per block, 128 rows of A per pass. The sizes below cross every block boundary:
+// in wasm (W = 4), 535 columns are two blocks of 256, a last block of one 16-column and one
+// 4-column panel, and 3 single columns; 300 of the inner index are blocks of 256 and 44; 263 rows
+// are passes of 128, 128 and 7, the last with an odd row.
 TEST_CASE("blocked Q·Kᵀ, P·V and Pᵀ·dO over many rows and columns: P·V and Pᵀ·dO bit-identical to the float reference, Q·Kᵀ within its bound", "[kernels][eq:full-attention]") {
-  const std::size_t m = 263, k = 300, n = 531;
+  const std::size_t m = 263, k = 300, n = 535;
   const auto a = normals(m * k, 27), b = normals(k * n, 28), bt = normals(n * k, 29), at = normals(k * m, 30);
   std::vector<float> out(m * n), same(m * n);
   matmul_nn(mmat(out, m, n), cmat(a, m, k), cmat(b, k, n));

@@ -90,7 +90,7 @@ export function mount(figure, { run, cancel }) {
   // first `trained` steps, of which the figure shows the first `at` (fewer after the steps control
   // went down). A steps control moved down shows a prefix; moved up, it shows more of what is
   // trained and trains on from `trained` only. Any other control is a new trajectory.
-  let values = null, config = null, key = '';
+  let values = null, config = null;
   let curves = empty(), trained = 0, at = 0, running = false, pending = 0;
 
   const append = (chunk) => {
@@ -231,10 +231,10 @@ export function mount(figure, { run, cancel }) {
     // changed), or else a new experiment from step 0, played to it; the figure is ready once the
     // report at small and large d_k is in too.
     async update(v) {
+      const next = configOf(v);
+      if (JSON.stringify(next) !== JSON.stringify(config)) { curves = empty(); at = trained = 0; }
       values = v;
-      config = configOf(v);
-      const next = JSON.stringify(config);
-      if (next !== key) { key = next; curves = empty(); at = trained = 0; }
+      config = next;
       if (await trainTo(v.steps)) await drawContrast(v);
     },
   };
