@@ -1,6 +1,6 @@
 // Fast float kernels: the same contracts as their `_ref` twins in kernels_ref.hpp.
 //
-// kernels_simd.cpp implements them with xsimd batches (one loop idiom: a width-agnostic body on
+// kernels_simd*.cpp implement them with xsimd batches (one loop idiom: a width-agnostic body on
 // batch<float>, a horizontal reduction, a scalar tail); kernels_scalar.cpp forwards them to the
 // `_ref` twins when no SIMD architecture is compiled in. The float results differ from the
 // double reference only by summation order and xsimd::exp's error (≤ a few ulp per element).

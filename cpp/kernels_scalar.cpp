@@ -1,5 +1,5 @@
 // The no-SIMD build of kernels.hpp: every fast kernel is its `_ref` twin in float. Built instead
-// of kernels_simd.cpp when ATTNLAB_SIMD is OFF (the scalar wasm build the benchmarks compare to).
+// of kernels_simd*.cpp when ATTNLAB_SIMD is OFF (the scalar wasm build the benchmarks compare to).
 #include "kernels.hpp"
 
 namespace attnlab {

@@ -71,7 +71,7 @@ TEST_CASE("Q·Kᵀ, P·V and Pᵀ·dO agree with the double reference entry by e
   }
 }
 
-// The register-tiled products (kernels_simd.cpp) work on tiles of 2 rows × W keys (Q·Kᵀ) and
+// The register-tiled products (kernels_simd_products.cpp) work on tiles of 2 rows × W keys (Q·Kᵀ) and
 // 2 rows × 4W columns (P·V) and block the keys / the inner index for the cache: the row counts
 // below leave every tile remainder (0, 1 row) and the sizes cross the blocks (k or n = 1000).
 // out = a bᵀ (m, n), a (m, k), b (n, k), against the double reference: each entry a dot product
@@ -138,7 +138,7 @@ TEST_CASE("register-tiled Pᵀ·dO sums each output in the order of p: bit-ident
   }
 }
 
-// The products are blocked for the cache (kernels_simd.cpp): 256 columns of b × PANEL_KC = 1024/W
+// The products are blocked for the cache (kernels_simd_products.cpp): 256 columns of b × PANEL_KC = 1024/W
 // of the inner index per block, 128 rows of A per pass. The sizes below cross every block boundary:
 // in wasm (W = 4), 535 columns are two blocks of 256, a last block of one 16-column and one
 // 4-column panel, and 3 single columns; 300 of the inner index are blocks of 256 and 44; 263 rows
@@ -171,7 +171,7 @@ TEST_CASE("softmax, log-softmax and softmax backward agree with the double refer
   const std::size_t rows = 3;
   const auto x = normals(rows * n, 10, 4.0);
   const auto xd = widen(x);
-  // the SIMD exp is within 2.3 ulp (kernels_simd.cpp), and the max's term e^0 = 1 is exact; the
+  // the SIMD exp is within 2.3 ulp (kernels_simd_softmax.cpp), and the max's term e^0 = 1 is exact; the
   // row sum errs by γ_n relative, the division by 1 ulp; and x_j − m rounds in float by up to
   // u·|x_j − m|, which exp turns into that relative error. (Over seeds 1–3000 the worst entry
   // uses 80% of this tolerance; with the previous 1-ulp exp, 75%.)

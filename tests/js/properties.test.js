@@ -127,7 +127,7 @@ function expectWithin(actual, ref, tol, what) {
 }
 
 // Row softmax in double, with the bound of the engine's float32 computation:
-//   x_j − m rounds (relative u, i.e. absolute u|x_j − m|), exp errs by <= 4u (kernels_simd.cpp:
+//   x_j − m rounds (relative u, i.e. absolute u|x_j − m|), exp errs by <= 4u (kernels_simd_softmax.cpp:
 //   2.4e-7), the sum by γ_n relative to itself, the final scaling by 2u. First order:
 //   |Δy_j| <= y_j·(e^{u|x_j − m| + 6u + ρ} − 1),  ρ = Σ_k y_k (u|x_k − m| + 4u) + γ_n  (the sum's error)
 function softmaxRef(x, rows, cols, log = false) {
