@@ -1,8 +1,10 @@
 // xsimd softmax family (kernels.hpp): the batch exp, the row passes (max, exp-subtract-sum, scale)
 // pipelined across rows, and the naive, log and backward softmaxes. The one math function,
 // exp_batch, is written here in the same idiom as the loops rather than taken from xsimd (below).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
