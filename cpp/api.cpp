@@ -381,6 +381,23 @@ void sample_entries(std::vector<float>& out, double count_d, double seed_d, cons
   expect_no_overflow(fn, "the entries", {out.data(), out.size()}, 1, "use a smaller mean or std");
 }
 
+namespace {
+// (The running moments would turn a single infinity into NaN or not depending on its place.)
+void expect_sample(Vec<const float> x) {
+  if (x.size == 0) raise("BAD_SIZE", "describe", "x must hold at least one value");
+  expect_values("describe", "x", x, x.size, Values::finite, "x must be finite");
+}
+Description summary_of(Vec<const float> x) {
+  const Moments m = moments_of(x);
+  return {summarize(m), tails_of(x, m)};
+}
+}  // namespace
+
+Description describe(Vec<const float> x) {
+  expect_sample(x);
+  return summary_of(x);
+}
+
 Description describe(std::vector<std::uint32_t>& counts, Vec<const float> x, double bins_d, double lo,
                      double hi) {
   const char* fn = "describe";
@@ -393,12 +410,10 @@ Description describe(std::vector<std::uint32_t>& counts, Vec<const float> x, dou
   if (!std::isfinite(hi - lo) || !std::isfinite(double(bins) / (hi - lo)))
     raise("BAD_VALUE", fn, "the range [lo, hi] = [" + num(lo) + ", " + num(hi) + "] is too " +
                                (std::isfinite(hi - lo) ? "narrow" : "wide") + " for " + num(double(bins)) + " bins");
-  // (The running moments would turn a single infinity into NaN or not depending on its place.)
-  expect_values(fn, "x", x, x.size, Values::finite, "x must be finite");
+  expect_sample(x);
   counts.resize(bins);
   histogram(Vec<std::uint32_t>{counts.data(), bins}, x, lo, hi);
-  const Moments m = moments_of(x);
-  return {summarize(m), tails_of(x, m)};
+  return summary_of(x);
 }
 
 }  // namespace attnlab::api

@@ -110,11 +110,13 @@ void softmax_jacobian(std::vector<float>& out, Vec<const float> p);
 void sample_entries(std::vector<float>& out, double count, double seed, const Distribution& d,
                     double stream = 0);
 
-// Summary and tails of x plus a histogram of `bins` bins over [lo, hi].
+// Summary and tails of x, and with `counts`, a histogram of `bins` bins over [lo, hi] (the
+// histogram costs about as much as the moments: leave it out when only the moments are wanted).
 struct Description {
   Summary summary;
   Tails tails;
 };
+Description describe(Vec<const float> x);
 Description describe(std::vector<std::uint32_t>& counts, Vec<const float> x, double bins, double lo,
                      double hi);
 

@@ -214,9 +214,10 @@ std::string row_dots(double rows, double cols) {
 std::string softmax_jacobian() {
   return guarded([&] { api::softmax_jacobian(out_f32[0], in(0)); });
 }
+// bins = 0: no histogram (the JS API's describe(x) without a range)
 std::string describe(double bins, double lo, double hi) {
   return guarded([&] {
-    const auto [s, t] = api::describe(out_counts, in(0), bins, lo, hi);
+    const auto [s, t] = bins == 0 ? api::describe(in(0)) : api::describe(out_counts, in(0), bins, lo, hi);
     out_summary = {s.n, s.mean, s.variance, s.mean_lo, s.mean_hi, s.variance_lo, s.variance_hi, s.variance_se,
                    t.fourth, t.fourth_lo, t.fourth_hi, t.kurtosis, t.kurtosis_lo, t.kurtosis_hi, t.kurtosis_se};
   });

@@ -124,6 +124,19 @@ TEST_CASE("describe returns the summary and a histogram of the requested range",
         "describe: the range [lo, hi] must be finite with lo < hi, got [1, 1]");
 }
 
+TEST_CASE("describe without a histogram gives the same summary and tails, and the same checks of x",
+          "[api][eq:dot-variance]") {
+  std::vector<float> x{1.5f, -2.f, 3.25f, 0.f, 7.f};
+  std::vector<std::uint32_t> counts;
+  const auto [s, t] = api::describe(counts, {x.data(), x.size()}, 3, -1, 1);
+  const auto [s0, t0] = api::describe({x.data(), x.size()});
+  CHECK(std::memcmp(&s, &s0, sizeof s) == 0);
+  CHECK(std::memcmp(&t, &t0, sizeof t) == 0);
+  CHECK(error_of([&] { api::describe({x.data(), 0}); }) == "describe: x must hold at least one value");
+  x[2] = std::numeric_limits<float>::infinity();
+  CHECK(error_of([&] { api::describe({x.data(), x.size()}); }) == "describe: x[2] is +Infinity: x must be finite");
+}
+
 TEST_CASE("one draw of scores serves every scale: sampleSoftmaxRows is scoreStats of the scores drawn at scale 1",
           "[api][eq:scaling-choices]") {
   const double dk = 16, n = 7, rows = 9;

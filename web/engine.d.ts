@@ -63,7 +63,10 @@ export interface Description {
    *  8th moment (delta method for the kurtosis); NaN for a constant sample's kurtosis. */
   fourth: number; fourthCI: [number, number];
   kurtosis: number; kurtosisCI: [number, number]; kurtosisSE: number;
-  /** Histogram of `bins` equal bins over [lo, hi]. */
+}
+
+export interface Histogram {
+  /** Counts of `bins` equal bins over [lo, hi] (x = hi in the last); values outside are left out. */
   counts: Uint32Array; lo: number; hi: number;
 }
 
@@ -166,7 +169,10 @@ export interface Engine {
   softmaxJacobian(p: Float32Array): Float32Array;
   /** `count` entries from one RNG stream. */
   sampleEntries(o: SampleOptions & { count: number; stream?: number }): Float32Array;
-  describe(x: Float32Array, o: { bins: number; lo: number; hi: number }): Description;
+  /** The moments of x with their intervals, and with a range, a histogram too (which costs about as much as the
+   *  moments: leave it out when only they are wanted). bins, lo and hi come together or not at all. */
+  describe(x: Float32Array): Description;
+  describe(x: Float32Array, o: { bins: number; lo: number; hi: number }): Description & Histogram;
   /** Four variants of one attention layer trained side by side (scaling ablation). */
   createTrainer(o?: TrainOptions): Trainer;
   readonly trainDefaults: Readonly<Required<TrainOptions>>;

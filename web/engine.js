@@ -361,15 +361,19 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
     describe(x, o) {
       const fn = 'describe';
       requireArray(fn, 'x', x);
-      requireOptions(fn, o);
-      const { bins, lo, hi } = o;
-      requireNumber(fn, 'bins', bins);
-      requireNumber(fn, 'lo', lo);
-      requireNumber(fn, 'hi', hi);
-      sizeArg(fn, 'bins', bins, MAX_BINS);
+      if (o !== undefined) requireOptions(fn, o);
+      const { bins, lo, hi } = o ?? {};
+      // a histogram needs all three; with none, the moments alone (the binding's bins = 0)
+      const histogram = bins !== undefined || lo !== undefined || hi !== undefined;
+      if (histogram) {
+        requireNumber(fn, 'bins', bins);
+        requireNumber(fn, 'lo', lo);
+        requireNumber(fn, 'hi', hi);
+        sizeArg(fn, 'bins', bins, MAX_BINS);
+      }
       if (x.length === 0) throw engineError(RangeError, 'BAD_SIZE', `${fn}: x must hold at least one value`);
       writeInputs([[0, x]]);
-      check(M.describe(bins, lo, hi));
+      check(histogram ? M.describe(bins, lo, hi) : M.describe(0, 0, 0));
       const c = M.outputCounts() >>> 2, s = M.outputSummary() >>> 3;
       const [n, mean, variance, meanLo, meanHi, varianceLo, varianceHi, varianceSE,
         fourth, fourthLo, fourthHi, kurtosis, kurtosisLo, kurtosisHi, kurtosisSE] = M.HEAPF64.slice(s, s + 15);
@@ -379,8 +383,7 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
         varianceCI: [varianceLo, varianceHi],
         fourth, fourthCI: [fourthLo, fourthHi],
         kurtosis, kurtosisCI: [kurtosisLo, kurtosisHi], kurtosisSE,
-        counts: M.HEAPU32.slice(c, c + M.outputCountsLength()),
-        lo, hi,
+        ...(histogram ? { counts: M.HEAPU32.slice(c, c + M.outputCountsLength()), lo, hi } : {}),
       };
     },
 

@@ -397,6 +397,24 @@ describe('describe', () => {
     expect(Math.abs((d.meanCI[1] - d.meanCI[0]) / 2 - half)).toBeLessThan(1e-12 * half + 1e-15);
     expect(d.varianceSE).toBeGreaterThan(0);
   });
+
+  it('without a range it gives the same moments, intervals and tails, and no histogram', () => {
+    const { counts, lo, hi, ...withRange } = engine.describe(x, { bins: 10, lo: -5, hi: 11 });
+    expect(counts.length).toBe(10);
+    const alone = engine.describe(x);
+    expect(alone).toEqual(withRange);
+    expect('counts' in alone || 'lo' in alone || 'hi' in alone).toBe(false);
+    expect(engine.describe(x, {})).toEqual(withRange);
+  });
+
+  it('bins, lo and hi come together: a range with one missing is a TypeError naming it', () => {
+    expect(() => engine.describe(x, { lo: -1, hi: 1 })).toThrow(/^describe: bins /);
+    expect(() => engine.describe(x, { bins: 4, hi: 1 })).toThrow(/^describe: lo /);
+    expect(() => engine.describe(x, { bins: 4, lo: -1 })).toThrow(/^describe: hi /);
+    expect(() => engine.describe(x, { bins: 4, lo: -1 })).toThrow(TypeError);
+    expect(() => engine.describe(new Float32Array(0))).toThrow(/x must hold at least one value/);
+    expect(() => engine.describe(f32([1, NaN]))).toThrow(/x must be finite/);
+  });
 });
 
 // ---------------------------------------------------------------- errors
@@ -609,7 +627,8 @@ const CASES = {
   describe: [
     ...arrayCases('x', (x) => [x, { bins: 3, lo: -1, hi: 3 }], new Float32Array(0)).slice(0, -1),
     ['x is empty', [new Float32Array(0), { bins: 3, lo: -1, hi: 3 }], RangeError, 'BAD_SIZE', 'x'],
-    ...NOT_OPTIONS.map(([what, v]) => [`the options are ${what}`, [SX, v], TypeError, undefined, 'options object']),
+    // (no options at all is the moments without a histogram)
+    ...NOT_OPTIONS.filter(([, v]) => v !== undefined).map(([what, v]) => [`the options are ${what}`, [SX, v], TypeError, undefined, 'options object']),
     ...sizeCases('bins', (b) => [SX, { bins: b, lo: -1, hi: 3 }], 4097),
     ...[[1, 1], [3, -1], [NaN, 1], [0, Infinity], [-Infinity, 0]].map(([lo, hi]) =>
       [`[lo, hi] = [${lo}, ${hi}]`, [SX, { bins: 3, lo, hi }], RangeError, 'BAD_VALUE', '[lo, hi]']),

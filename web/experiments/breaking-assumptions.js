@@ -76,7 +76,7 @@ export function* breakingSweep(engine, { departure, mu = 0.5, rho = 0.5, df = 5,
     const dots = step.value;
     done += drawsOf(dk);
     if (!light && done < total) yield { progress: done / total };
-    const s = engine.describe(dots, { bins: 1, lo: -1, hi: 1 });
+    const s = engine.describe(dots);
     points.push({
       dk, mean: s.mean, meanCI: s.meanCI, variance: s.variance, varianceCI: s.varianceCI, varianceSE: s.varianceSE,
       formulaMean: spec.mean(dk, p), formulaVariance: spec.variance(dk, p),

@@ -84,7 +84,7 @@ export function* claimsCheck(engine, { seed, pairs, claims }) {
   // a sampled moment of q·k (times a scale), with its standard error
   function* spread(dk, scaleSpec) {
     const x = yield* dots(dk);
-    const d = engine.describe(x, { bins: 1, lo: -1, hi: 1 });
+    const d = engine.describe(x);
     const s = multiplier(scaleSpec, dk);
     const std = Math.sqrt(d.variance);
     return { n: x.length, variance: d.variance * s * s, varianceSE: d.varianceSE * s * s, std: std * s, stdSE: (d.varianceSE / (2 * std)) * s };
@@ -93,7 +93,7 @@ export function* claimsCheck(engine, { seed, pairs, claims }) {
   const ops = {
     *productMoment({ moment }) {
       const x = yield* dots(1);
-      const d = engine.describe(x, { bins: 1, lo: -1, hi: 1 });
+      const d = engine.describe(x);
       if (moment === 'mean') return { values: [d.mean], se: [(d.meanCI[1] - d.meanCI[0]) / (2 * 1.959963984540054)], n: x.length };
       if (moment === 'variance') return { values: [d.variance], se: [d.varianceSE], n: x.length };
       const sq = meanSE(Array.from(x, (v) => v * v));
@@ -202,7 +202,7 @@ export function* claimsCheck(engine, { seed, pairs, claims }) {
     *xavier({ fanIn, fanOut, rows }) {
       const x = entries(rows * fanIn), w = entries(fanIn * fanOut, Math.sqrt(2 / (fanIn + fanOut)));
       const q = engine.matmul(x, w, rows, fanIn, fanOut);
-      const d = engine.describe(q, { bins: 1, lo: -1, hi: 1 });
+      const d = engine.describe(q);
       return { values: [d.variance], theory: (2 * fanIn) / (fanIn + fanOut), fanIn, fanOut, rows };
     },
     // the float engine's softmax of scores divided by d_k (or √d_k) against a double softmax of

@@ -33,7 +33,7 @@ export function* dotVarianceSweep(engine, { seed, dks = SWEEP_DK }) {
   for (const [i, dk] of dks.entries()) {
     const count = sweepPairs(dk);
     const dots = engine.sampleDotProducts({ dk, count, seed });
-    const s = engine.describe(dots, { bins: 1, lo: -1, hi: 1 });
+    const s = engine.describe(dots);
     points.push({ dk, count, variance: s.variance, varianceCI: s.varianceCI, varianceSE: s.varianceSE });
     normals += 2 * dk * count;
     if (i + 1 < dks.length) yield { progress: (i + 1) / dks.length };

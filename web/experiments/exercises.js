@@ -18,7 +18,7 @@ const frobenius = (m) => Math.sqrt(m.reduce((s, x) => s + x * x, 0));
 // pairs, beside the theory √d_k. SE(s) ≈ SE(s²)/(2s) by the delta method.
 export function* exerciseScoreStd(engine, { pairs, seed, dk = 512 }) {
   const dots = yield* sampleDots(engine, { dk, count: pairs, seed });
-  const d = engine.describe(dots, { bins: 1, lo: -1, hi: 1 });
+  const d = engine.describe(dots);
   const std = Math.sqrt(d.variance);
   return {
     dk, pairs, seed, theory: Math.sqrt(dk), std, stdSE: d.varianceSE / (2 * std),

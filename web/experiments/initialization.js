@@ -83,14 +83,13 @@ export function* initVariance(engine, { dmodel, dk, init, sigma = 0.02, seed, to
   // the same for every draw whose given variance is within 1.25× the formula's (most seeds), so a
   // new seed redraws the bars on the same axes
   const spread = 4 * Math.sqrt(Math.max(1.25 * formula.score, given.score, 1e-12));
-  const summary = (a, lo, hi) => engine.describe(a, { bins: 1, lo, hi });
   return {
     dmodel, dk, init, sigma, seed, tokens, distribution, formula, given,
-    x: summary(x.subarray(0, tokens * dk), -1, 1),   // as many entries as q has: a check of the premise
-    q: summary(q, -1, 1),
-    k: summary(k, -1, 1),
+    x: engine.describe(x.subarray(0, tokens * dk)),   // as many entries as q has: a check of the premise
+    q: engine.describe(q),
+    k: engine.describe(k),
     score: engine.describe(scores, { bins, lo: -spread, hi: spread }),
-    weights: summary(wq, -1, 1),
+    weights: engine.describe(wq),
   };
 }
 

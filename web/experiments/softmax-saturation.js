@@ -63,7 +63,7 @@ export function* softmaxRowsChunked(engine, { dk, n, rows, seed, scales, onChunk
 
 // Mean and 95% interval of per-row values, from engine.describe.
 function meanCI(engine, x) {
-  const d = engine.describe(x, { bins: 1, lo: 0, hi: 1 });
+  const d = engine.describe(x);
   return { mean: d.mean, lo: d.meanCI[0], hi: d.meanCI[1] };
 }
 

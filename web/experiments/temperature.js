@@ -45,7 +45,7 @@ export function* temperatureSweep(engine, { dk, n, rows, seed, query, tau }) {
     const p = engine.softmax(logits(s, t, dk), rows, n);
     const st = engine.rowStats(p, rows, n);
     for (const [target, x] of [[maxWeight, st.max], [entropy, st.entropy]]) {
-      const d = engine.describe(x, { bins: 1, lo: 0, hi: 1 });
+      const d = engine.describe(x);
       target.mean.push(d.mean);
       target.lo.push(d.meanCI[0]);
       target.hi.push(d.meanCI[1]);
