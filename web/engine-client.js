@@ -9,7 +9,8 @@
 //
 // local: a loader of the page's own engine (local-engine.js), or null. Once it is loaded (after
 // the worker's engine started), a request whose last run at the same sizes (the same parameters
-// but the seed) took under LIGHT_MS is computed on the spot, in the task that made it: it
+// but the seed and the query shown, which picks one row of the same work) took under LIGHT_MS is
+// computed on the spot, in the task that made it: it
 // resolves before the browser renders the reader's input, with no round trip. The run in flight
 // on its channel, if any, is cancelled. Sizes never measured go to the worker first: the main
 // thread never meets a heavy run it did not expect (a slider moved to 10⁵ rows, say).
@@ -24,7 +25,7 @@ const LIGHT_MS = 6;
 export function connectEngine({ start = startWorker, onRestart, local: loadLocal = null } = {}) {
   const pending = new Map();
   const costs = new Map();     // sizes (below) → ms its last run took
-  const sizes = (name, params) => `${name} ${JSON.stringify(params, (k, v) => (k === 'seed' ? undefined : v))}`;
+  const sizes = (name, params) => `${name} ${JSON.stringify(params, (k, v) => (k === 'seed' || k === 'query' ? undefined : v))}`;
   let local = null;
   let nextId = 1, worker = null, restarts = 0, started = false, down = null;
   let resolveReady, rejectReady;

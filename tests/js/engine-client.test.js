@@ -102,6 +102,17 @@ describe('engine-client with a page engine', () => {
     expect(calls).toEqual([{ x: 1, seed: 2 }]);  // 9 ms in the worker: never on the page
   });
 
+  it('the query shown is not a size: a light run for one query makes the next query light too', async () => {
+    FakeWorker.made = [];
+    const calls = [];
+    const c = connectEngine(withPageEngine(calls));
+    await loaded(c);
+    expect((await c.run('ok', { n: 16, seed: 1, query: 1 })).worker).toBe(0);
+    expect(await c.run('ok', { n: 16, seed: 1, query: 7 })).toMatchObject({ page: true });
+    expect(calls).toEqual([{ n: 16, seed: 1, query: 7 }]);
+    expect((await c.run('ok', { n: 32, seed: 1, query: 7 })).worker).toBe(0);  // n is a size
+  });
+
   it('a light request on the page cancels the run in flight on its channel', async () => {
     FakeWorker.made = [];
     const c = connectEngine(withPageEngine([]));

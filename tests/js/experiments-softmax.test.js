@@ -277,6 +277,28 @@ describe('temperatureSweep: softmax(s/τ) at fixed draws', () => {
     expect(Array.from(r.current.p)).toEqual(Array.from(r.exercise[0].p));
   });
 
+  it('a new query or τ on the grid reuses the curves (one row’s softmaxes), and gives what a fresh engine gives', async () => {
+    const e = await createEngine();
+    let softmaxRows = 0;
+    const spy = { ...e, softmax: (x, rows, cols) => { softmaxRows += rows; return e.softmax(x, rows, cols); } };
+    const at = (p) => run(temperatureSweep(spy, { dk: 32, n: 8, rows: 128, seed: 5, ...p }));
+    at({ query: 1, tau: 1 });
+    expect(softmaxRows).toBe(TAU_GRID.length * 128 + 5);  // the grid, then the shown row at five τ
+    const reused = [{ query: 9, tau: 1 }, { query: 9, tau: 2 }].map((p) => {
+      softmaxRows = 0;
+      const r = at(p);
+      expect(softmaxRows).toBe(5);
+      return [p, r];
+    });
+    for (const [p, r] of reused) expect(r).toEqual(run(temperatureSweep(await createEngine(), { dk: 32, n: 8, rows: 128, seed: 5, ...p })));
+    softmaxRows = 0;
+    at({ query: 9, tau: 2, seed: 6 });  // new draws: the grid again
+    expect(softmaxRows).toBe(TAU_GRID.length * 128 + 5);
+    const a = at({ query: 1, tau: 1 });
+    a.maxWeight.mean[0] = -1;  // what a caller does to its result stays there
+    expect(at({ query: 2, tau: 1 }).maxWeight.mean[0]).toBeGreaterThan(0);
+  });
+
   it('clamps a query beyond the rows and adds a temperature that is not on the grid', () => {
     const s = run(temperatureSweep(engine, { dk: 16, n: 4, rows: 64, seed: 2, query: 1000, tau: 3 }));
     expect(s.query).toBe(64);

@@ -8,7 +8,7 @@ export const TAU_GRID = Array.from({ length: 17 }, (_, i) => 2 ** ((i - 8) / 4))
 export const EXERCISE_TAUS = [0.5, 1, 2];
 
 const CHUNK = 1 << 18;  // draws per chunk of rows
-let cached = null;      // the last scores drawn: moving τ alone redraws nothing
+let cached = null;      // the last scores drawn: a new τ or query draws nothing
 
 // Raw scores s = K q (rows, n) for rows 1 … rows (row r = RNG stream r − 1, as in softmaxSweep).
 function* drawScores(engine, { dk, n, rows, seed }) {
@@ -31,13 +31,15 @@ function logits(s, tau, dk) {
   return out;
 }
 
-// (eq:temperature) For every τ = t·√d_k on the grid: softmax(s/τ) of all rows, the mean max weight
-// and mean entropy with 95% intervals; how many rows have an entropy that rises strictly with τ
-// at every step of the grid (and a max weight that never rises); and the weights of one query at
-// the exercise's three temperatures and at the current one.
-export function* temperatureSweep(engine, { dk, n, rows, seed, query, tau }) {
-  const s = yield* drawScores(engine, { dk, n, rows, seed });
-  const grid = TAU_GRID.includes(tau) ? TAU_GRID : [...TAU_GRID, tau].sort((a, b) => a - b);
+// The curves over the grid depend on the draws and the grid alone: a new query or a τ on the
+// grid (every stop of the page's slider) reuses them, and the run is the shown rows' softmaxes.
+let cachedGrid = null;
+
+// Over every rows × n softmax(s/τ), τ = t·√d_k for t in `grid`: the mean max weight and mean
+// entropy with 95% intervals, and how many rows have an entropy that rises strictly with τ at
+// every step of the grid (and a max weight that never rises).
+function gridStats(engine, s, { dk, n, rows }, grid, key) {
+  if (cachedGrid?.engine === engine && cachedGrid.key === key) return cachedGrid.stats;
   const maxWeight = { mean: [], lo: [], hi: [] }, entropy = { mean: [], lo: [], hi: [] };
   let prev = null;
   const strict = new Uint8Array(rows).fill(1), monotoneMax = new Uint8Array(rows).fill(1);
@@ -56,6 +58,21 @@ export function* temperatureSweep(engine, { dk, n, rows, seed, query, tau }) {
     }
     prev = st;
   }
+  const count = (a) => a.reduce((c, v) => c + v, 0);
+  const stats = { maxWeight, entropy, strictRows: count(strict), monotoneMaxRows: count(monotoneMax) };
+  cachedGrid = { engine, key, stats };
+  return stats;
+}
+
+// (eq:temperature) For every τ = t·√d_k on the grid (with τ added where it is not on it): the
+// statistics of gridStats; and the weights of one query at the exercise's three temperatures and
+// at the current one.
+export function* temperatureSweep(engine, { dk, n, rows, seed, query, tau }) {
+  const s = yield* drawScores(engine, { dk, n, rows, seed });
+  const grid = TAU_GRID.includes(tau) ? TAU_GRID : [...TAU_GRID, tau].sort((a, b) => a - b);
+  const stats = gridStats(engine, s, { dk, n, rows }, grid, [dk, n, rows, seed, ...grid].join(','));
+  // copies of the kept curves: a caller may change what it is given
+  const curve = ({ mean, lo, hi }) => ({ mean: [...mean], lo: [...lo], hi: [...hi] });
   const q = Math.min(Math.max(1, query), rows);  // the query shown is one of the rows
   const one = s.subarray((q - 1) * n, q * n);
   const rowAt = (t) => {
@@ -63,10 +80,9 @@ export function* temperatureSweep(engine, { dk, n, rows, seed, query, tau }) {
     const st = engine.rowStats(p, 1, n);
     return { t, p, max: st.max[0], entropy: st.entropy[0] };
   };
-  const count = (a) => a.reduce((c, v) => c + v, 0);
   return {
-    dk, n, rows, seed, query: q, tau, grid, maxWeight, entropy,
-    strictRows: count(strict), monotoneMaxRows: count(monotoneMax),
+    dk, n, rows, seed, query: q, tau, grid, maxWeight: curve(stats.maxWeight), entropy: curve(stats.entropy),
+    strictRows: stats.strictRows, monotoneMaxRows: stats.monotoneMaxRows,
     scores: Float32Array.from(one),
     exercise: EXERCISE_TAUS.map(rowAt),
     current: rowAt(tau),
