@@ -209,4 +209,18 @@ describe('sampleDots: a count moved reuses what the engine drew', () => {
     expect(Array.from(keptEntries(e, { count: 64, seed: 3, stream: 0 }))).toEqual(keep);
     expect(Array.from(keptEntries(e, { count: 10, seed: 3, stream: 0 }))).toEqual(keep.slice(0, 10));
   });
+  it('keptEntries shared: the kept array itself, drawn once and never copied, with the same values as a copy', async () => {
+    const e = await createEngine();
+    let drawn = 0;
+    const spy = { ...e, sampleEntries: (p) => { drawn += p.count; return e.sampleEntries(p); } };
+    const a = keptEntries(spy, { count: 64, seed: 4, stream: 0 }, { shared: true });
+    const b = keptEntries(spy, { count: 64, seed: 4, stream: 0 }, { shared: true });
+    expect(b.buffer).toBe(a.buffer);  // no copy, first draw or later
+    const c = keptEntries(spy, { count: 16, seed: 4, stream: 0 }, { shared: true });
+    expect(c.buffer).toBe(a.buffer);
+    expect(c.length).toBe(16);
+    expect(drawn).toBe(64);
+    expect(Array.from(keptEntries(spy, { count: 64, seed: 4, stream: 0 }))).toEqual(Array.from(a));
+    expect(Array.from(a)).toEqual(Array.from(e.sampleEntries({ count: 64, seed: 4, stream: 0 })));
+  });
 });

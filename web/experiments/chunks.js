@@ -58,11 +58,15 @@ export function* sampleDots(engine, { dk, count, seed, first = 0, distribution =
 
 // engine.sampleEntries, from what this engine drew last for the same stream when it can: a
 // stream's entries come one after another, so fewer are a prefix of more (more are drawn anew).
-export function keptEntries(engine, { count, ...params }) {
+// A copy, unless `shared`: then the kept array itself (or a prefix view of it), for a caller that
+// only reads it. Fresh memory is dear where the browser returns freed pages to the system (a page
+// touched for the first time costs ~5 µs in Chromium on this project's machines: 5 ms for the
+// 1 MiB of initialization's tokens, docs/PERFORMANCE.md).
+export function keptEntries(engine, { count, ...params }, { shared = false } = {}) {
   const key = `entries ${JSON.stringify(params)}`;
   const before = keptFor(engine, key);
-  if (before && before.length >= count) return before.slice(0, count);
+  if (before && before.length >= count) return shared ? before.subarray(0, count) : before.slice(0, count);
   const out = engine.sampleEntries({ count, ...params });
-  keep(engine, key, out.slice());
+  keep(engine, key, shared ? out : out.slice());
   return out;
 }

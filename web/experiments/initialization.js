@@ -46,8 +46,9 @@ export function* initVariance(engine, { dmodel, dk, init, sigma = 0.02, seed, to
   const varW = weightVariance(init, dmodel, dk, sigma);
   const { distribution } = INITS[init];
   const std = Math.sqrt(varW);
-  // the tokens depend on the seed and d_model only: a new d_k or initialisation reuses them
-  const x = keptEntries(engine, { count: (tokens + 1) * dmodel, seed, stream: 0 });
+  // the tokens depend on the seed and d_model only: a new d_k or initialisation reuses them (read
+  // in place, never changed here)
+  const x = keptEntries(engine, { count: (tokens + 1) * dmodel, seed, stream: 0 }, { shared: true });
   const wq = engine.sampleEntries({ count: dmodel * dk, seed, stream: 1, distribution, std });
   const wk = engine.sampleEntries({ count: dmodel * dk, seed, stream: 2, distribution, std });
   const heavy = tokens * dmodel * dk > LIGHT_MACS;
