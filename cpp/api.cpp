@@ -332,8 +332,7 @@ void scores(std::vector<float>& out, Vec<const float> q, Vec<const float> k, dou
   expect_no_overflow(fn, "the scores", {out.data(), out.size()}, nk, "|q.k| or |scale*q.k| > 3.4e38; use a smaller q, k or scale");
 }
 
-void matmul(std::vector<float>& out, Vec<const float> a, Vec<const float> b, double m_d, double k_d,
-            double n_d) {
+void matmul(Out out_arg, Vec<const float> a, Vec<const float> b, double m_d, double k_d, double n_d) {
   const char* fn = "matmul";
   const std::size_t m = size_arg(fn, "m", m_d, kMaxElements), k = size_arg(fn, "k", k_d, kMaxElements),
                     n = size_arg(fn, "n", n_d, kMaxElements);
@@ -342,9 +341,9 @@ void matmul(std::vector<float>& out, Vec<const float> a, Vec<const float> b, dou
   const std::size_t mn = product(fn, "m*n", m, n);
   expect_values(fn, "a", a, k, Values::finite, "a and b must be finite");
   expect_values(fn, "b", b, n, Values::finite, "a and b must be finite");
-  out.resize(mn);
-  matmul_nn(Mat<float>{out.data(), m, n}, Mat<const float>{a.data, m, k}, Mat<const float>{b.data, k, n});
-  expect_no_overflow(fn, "the product", {out.data(), out.size()}, n, "use a smaller a or b");
+  const Vec<float> out = out_arg.take(fn, mn, "m*n");
+  matmul_nn(Mat<float>{out.data, m, n}, Mat<const float>{a.data, m, k}, Mat<const float>{b.data, k, n});
+  expect_no_overflow(fn, "the product", {out.data, out.size}, n, "use a smaller a or b");
 }
 
 void row_dots(std::vector<float>& out, Vec<const float> a, Vec<const float> b, double rows_d, double cols_d) {

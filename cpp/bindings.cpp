@@ -206,7 +206,7 @@ std::string scores(double nq, double nk, double dk, double scale) {
   return guarded([&] { api::scores(out_f32[0], in(0), in(1), nq, nk, dk, scale); });
 }
 std::string matmul(double m, double k, double n) {
-  return guarded([&] { api::matmul(out_f32[0], in(0), in(1), m, k, n); });
+  return guarded([&] { api::matmul(out(0, "out"), in(0), in(1), m, k, n); });
 }
 std::string row_dots(double rows, double cols) {
   return guarded([&] { api::row_dots(out_f32[0], in(0), in(1), rows, cols); });

@@ -87,6 +87,19 @@ TEST_CASE("a lent output is written in place, and one of the wrong length is ref
   CHECK(lent_w[15] == -1.f);                                    // and nothing past the loan
 }
 
+TEST_CASE("matmul writes a lent output in place, bit for bit as into its own vector, and refuses a wrong length by name", "[api]") {
+  const auto a = normals(3 * 7, 4), b = normals(7 * 5, 5);
+  std::vector<float> c, lent(3 * 5 + 1, -1.f);
+  api::matmul(c, {a.data(), a.size()}, {b.data(), b.size()}, 3, 7, 5);
+  std::string code;
+  CHECK(error_of([&] { api::matmul(api::Out({lent.data(), 16}, "out"), {a.data(), a.size()}, {b.data(), b.size()}, 3, 7, 5); },
+                 &code) == "matmul: out has 16 elements, expected m*n = 15");
+  CHECK(code == "SHAPE_MISMATCH");
+  api::matmul(api::Out({lent.data(), 15}, "out"), {a.data(), a.size()}, {b.data(), b.size()}, 3, 7, 5);
+  CHECK(std::equal(c.begin(), c.end(), lent.begin()));
+  CHECK(lent[15] == -1.f);
+}
+
 TEST_CASE("sizes whose product would overflow are refused before any allocation", "[api]") {
   std::vector<float> x(4), out;
   std::string code;

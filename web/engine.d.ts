@@ -161,8 +161,8 @@ export interface Engine {
   sampleScores(o: { dk: number; n: number; rows: number; seed: number; scale?: number; first?: number }): Float32Array;
   /** S = scale·Q Kᵀ (nq, nk); scale defaults to 1/√dk. */
   scores(o: { q: Float32Array; k: Float32Array; nq: number; nk: number; dk: number; scale?: number }): Float32Array;
-  /** C = A B for a (m, k) and b (k, n), row-major. */
-  matmul(a: Float32Array, b: Float32Array, m: number, k: number, n: number): Float32Array;
+  /** C = A B for a (m, k) and b (k, n), row-major; with `out` (m*n floats), C goes there and `out` is returned. */
+  matmul(a: Float32Array, b: Float32Array, m: number, k: number, n: number, o?: { out?: Float32Array }): Float32Array;
   /** out_i = a_i · b_i for a, b of shape (rows, cols), row-major. */
   rowDots(a: Float32Array, b: Float32Array, rows: number, cols: number): Float32Array;
   /** J = diag(p) − p pᵀ, (n, n) row-major, for a probability vector p of length n. */

@@ -320,7 +320,7 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       return readF32(0);
     },
 
-    matmul(a, b, m, k, n) {
+    matmul(a, b, m, k, n, o) {
       const fn = 'matmul';
       requireArray(fn, 'a', a);
       requireArray(fn, 'b', b);
@@ -328,10 +328,20 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       for (const [name, value] of [['m', m], ['k', k], ['n', n]]) sizeArg(fn, name, value, MAX_ELEMENTS);
       expectLength(fn, 'a', a, product(fn, 'm*k', m, k), 'm*k');
       expectLength(fn, 'b', b, product(fn, 'k*n', k, n), 'k*n');
-      product(fn, 'm*n', m, n);
+      const mn = product(fn, 'm*n', m, n);
+      let out;
+      if (o !== undefined) {
+        requireOptions(fn, o);
+        if ((out = o.out) !== undefined) {
+          requireArray(fn, 'out', out);
+          expectLength(fn, 'out', out, mn, 'm*n');
+        }
+      }
+      const plan = planOutput(out);
       writeInputs([[0, a], [1, b]]);
+      const read = lendOutput(0, plan);
       check(M.matmul(m, k, n));
-      return readF32(0);
+      return read();
     },
 
     rowDots(a, b, rows, cols) {

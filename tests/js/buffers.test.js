@@ -36,6 +36,25 @@ describe.each(Object.entries(engines))('%s build', (_, engine) => {
     expect(out).toEqual(engine.softmaxBackward(p, X, 3, 9));
   });
 
+  it('matmul fills a caller-provided out array (or a workspace view, in place), returns it, and equals the copying path bit for bit', () => {
+    const B = randomF32(9 * 4, 6);
+    const fresh = engine.matmul(X, B, 3, 9, 4);
+    const out = new Float32Array(12).fill(NaN);
+    expect(engine.matmul(X, B, 3, 9, 4, { out })).toBe(out);
+    expect(out).toEqual(fresh);
+    const ws = engine.workspace({ a: 27, b: 36, c: 12 });
+    ws.a.set(X); ws.b.set(B);
+    const c = engine.matmul(ws.a, ws.b, 3, 9, 4, { out: ws.c });
+    expect(c).toEqual(fresh);
+    expect(c.byteOffset).toBe(ws.c.byteOffset);  // written where the view lies, not copied
+    expect(engine.matmul(X, B, 3, 9, 4, {})).toEqual(fresh);
+    expect(errorOf(() => engine.matmul(X, B, 3, 9, 4, { out: new Float32Array(11) })))
+      .toMatchObject({ code: 'SHAPE_MISMATCH', message: 'matmul: out has 11 elements, expected m*n = 12' });
+    expect(errorOf(() => engine.matmul(X, B, 3, 9, 4, { out: [1, 2] })).name).toBe('TypeError');
+    expect(errorOf(() => engine.matmul(X, B, 3, 9, 4, 5)).name).toBe('TypeError');
+    ws.dispose();
+  });
+
   it('attention fills the out arrays it is given and returns fresh arrays for the others', () => {
     const output = new Float32Array(nq * dv);
     const r = engine.attention({ q: Q, k: K, v: V, nq, nk, dk, dv, causal: true, out: { output } });

@@ -194,6 +194,19 @@ describe('initialization', () => {
       expect(asked).toEqual(params === first || params === seed10 ? [129 * params.dmodel, ...weights] : weights);
     }
   });
+  it('two heavy runs taking turns chunk by chunk, as the worker runs two figures, give what each gives alone', async () => {
+    const e = await createEngine();
+    const params = [{ dmodel: 1024, dk: 64, init: 'lecun-normal', seed: 5 }, { dmodel: 1024, dk: 64, init: 'he-normal', seed: 6 }];
+    const alone = params.map((p) => run(initVariance(e, p)));
+    const its = params.map((p) => initVariance(e, p));
+    const done = [null, null];
+    for (let turn = 0; done.includes(null); turn = 1 - turn) {
+      if (done[turn]) continue;
+      const s = its[turn].next();
+      if (s.done) done[turn] = s.value;
+    }
+    expect(done).toEqual(alone);
+  });
   it('reads σ only for the custom initialisation, so the page asks for it only then', () => {
     const base = { dmodel: 128, dk: 16, seed: 3, tokens: 64 };
     const numbers = (r) => ({ ...r, sigma: undefined });
