@@ -141,9 +141,10 @@ describe('training-ablation in Chromium', () => {
   it('draws while it trains: the curves and the status advance through intermediate steps before the end', async () => {
     // (how long the main thread is busy per redraw is measured in bench/, not asserted here)
     // Every status the page shows is recorded by a MutationObserver, not by polling, so a fast
-    // engine cannot slip between two looks; the run (d_k = 256, 1000 steps) spans several
-    // of the page's 200 ms redraws.
-    const { page, errors, close } = await h.open(`?step=${ID}&steps=1000&dk=256`);
+    // engine cannot slip between two looks; the run (d_k = 512, L = 32, 1000 steps: seconds)
+    // spans many of the page's 200 ms redraws. (d_k = 256 with L = 8 took about 0.5 s on a fast
+    // host: two redraws, and the test failed there.)
+    const { page, errors, close } = await h.open(`?step=${ID}&steps=1000&dk=512&seqLen=32`);
     await page.waitForSelector(`#${ID} .training-status`);
     await page.evaluate((id) => {
       window.statuses = new Set();
@@ -157,5 +158,5 @@ describe('training-ablation in Chromium', () => {
     expect(intermediate.length).toBeGreaterThanOrEqual(3);
     expect(errors).toEqual([]);
     await close();
-  });
+  }, 120000);
 });
