@@ -6,7 +6,7 @@ import { drain, run } from './drain.js';
 import { setupScores } from '../../web/experiments/setup.js';
 import { FOURTH_MOMENT, besselK0, productDensity, productVariance } from '../../web/experiments/product-variance.js';
 import { SWEEP_DK, dotVariance, dotVarianceSweep, sweepPairs } from '../../web/experiments/dot-variance.js';
-import { keptEntries, sampleDots, scratch } from '../../web/experiments/chunks.js';
+import { keptEntries, sampleDots } from '../../web/experiments/chunks.js';
 
 const engine = await createEngine();
 
@@ -208,17 +208,6 @@ describe('sampleDots: a count moved reuses what the engine drew', () => {
     b.fill(0);
     expect(Array.from(keptEntries(e, { count: 64, seed: 3, stream: 0 }))).toEqual(keep);
     expect(Array.from(keptEntries(e, { count: 10, seed: 3, stream: 0 }))).toEqual(keep.slice(0, 10));
-  });
-  it('scratch: one array per name, reused (and grown) from call to call, with what the last call left', () => {
-    const a = scratch('test a', 8);
-    a.fill(3);
-    const b = scratch('test a', 4);
-    expect(b.buffer).toBe(a.buffer);
-    expect(Array.from(b)).toEqual([3, 3, 3, 3]);
-    expect(scratch('test b', 4).buffer).not.toBe(a.buffer);
-    const c = scratch('test a', 16);
-    expect(c.length).toBe(16);
-    expect(scratch('test a', 16).buffer).toBe(c.buffer);
   });
   it('keptEntries shared: the kept array itself, drawn once and never copied, with the same values as a copy', async () => {
     const e = await createEngine();

@@ -71,14 +71,3 @@ export function keptEntries(engine, { count, ...params }, { shared = false } = {
   return out;
 }
 
-// A Float32Array of `length` that an experiment reuses from one run to the next, by name: for what
-// a run writes and reads itself and neither returns nor keeps (fresh memory is dear in Chromium,
-// keptEntries above). Its contents on arrival are whatever the last run left, and it is the run's
-// only until its next yield: the worker may run another experiment's chunk then (another figure of
-// the same step, say), which may take the same name.
-const scratchArrays = new Map();
-export function scratch(name, length) {
-  let a = scratchArrays.get(name);
-  if (!a || a.length < length) scratchArrays.set(name, (a = new Float32Array(length)));
-  return a.subarray(0, length);
-}

@@ -1,6 +1,6 @@
 // (eq:initialization) experiments: the variance of q = W_Qᵀx, k = W_Kᵀx' and q·k/√d_k when the
 // projections are drawn from a given initialisation. See chunks.js for the generator contract.
-import { keptEntries, scratch } from './chunks.js';
+import { keptEntries } from './chunks.js';
 
 // Weight variance σ_W² and entry distribution of each initialisation, for a projection from
 // d_model inputs to d_k outputs of one head. Glorot's fan-out depends on how the matrix is stored:
@@ -54,10 +54,8 @@ export function* initVariance(engine, { dmodel, dk, init, sigma = 0.02, seed, to
   const heavy = tokens * dmodel * dk > LIGHT_MACS;
   if (heavy) yield { progress: 0.1 };
 
-  // the projections, in blocks of tokens, each straight into its rows of q and k: scratch arrays
-  // (only their summaries leave this run) unless the run yields between blocks (chunks.js)
-  const rows = (name) => (heavy ? new Float32Array(tokens * dk) : scratch(name, tokens * dk));
-  const q = rows('initialization q'), k = rows('initialization k');
+  // the projections, in blocks of tokens, each straight into its rows of q and k
+  const q = new Float32Array(tokens * dk), k = new Float32Array(tokens * dk);
   const block = heavy ? Math.max(1, Math.floor(CHUNK_MACS / (dmodel * dk))) : tokens;
   for (let t = 0; t < tokens; t += block) {
     const m = Math.min(block, tokens - t);
@@ -69,9 +67,8 @@ export function* initVariance(engine, { dmodel, dk, init, sigma = 0.02, seed, to
   const scores = engine.rowDots(q, k, tokens, dk).map((v) => v / root);
 
   // given this draw of W: ‖W‖²_F as one long dot product, and the Gram matrices W_QᵀW_Q, W_KᵀW_K
-  // (no yield from here on: Wᵀ can be scratch)
   const transpose = (w) => {
-    const t = scratch('initialization Wᵀ', w.length);
+    const t = new Float32Array(w.length);
     for (let i = 0; i < dmodel; i++) for (let j = 0; j < dk; j++) t[j * dmodel + i] = w[i * dk + j];
     return t;
   };
