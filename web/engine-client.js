@@ -21,11 +21,13 @@ const MAX_RESTARTS = 5;
 // waits behind the frame the reader's input schedules (6–8 ms of paint and layout here). An A/B
 // of 33 controls (docs/PERFORMANCE.md): 2 ms → 6 ms took their median from 15.4 to 13.3 ms.
 const LIGHT_MS = 6;
+// Parameters that change a run's numbers but not its cost: which draws (seed), which row is shown.
+const NOT_SIZES = new Set(['seed', 'query']);
 
 export function connectEngine({ start = startWorker, onRestart, local: loadLocal = null } = {}) {
   const pending = new Map();
   const costs = new Map();     // sizes (below) → ms its last run took
-  const sizes = (name, params) => `${name} ${JSON.stringify(params, (k, v) => (k === 'seed' || k === 'query' ? undefined : v))}`;
+  const sizes = (name, params) => `${name} ${JSON.stringify(params, (k, v) => (NOT_SIZES.has(k) ? undefined : v))}`;
   let local = null;
   let nextId = 1, worker = null, restarts = 0, started = false, down = null;
   let resolveReady, rejectReady;

@@ -126,13 +126,13 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
     };
   };
 
-  // The row-wise methods' options: { out }, a Float32Array of rows*cols to fill.
-  function rowsOut(fn, o, n) {
+  // A method's options { out }: a Float32Array of n (= expr) floats to fill, or none.
+  function outOption(fn, o, n, expr = 'rows*cols') {
     if (o === undefined) return undefined;
     requireOptions(fn, o);
     if (o.out !== undefined) {
       requireArray(fn, 'out', o.out);
-      expectLength(fn, 'out', o.out, n, 'rows*cols');
+      expectLength(fn, 'out', o.out, n, expr);
     }
     return o.out;
   }
@@ -144,7 +144,7 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       requireNumber(fn, 'cols', cols);
       const n = rowsCols(fn, rows, cols);
       expectLength(fn, 'x', x, n, 'rows*cols');
-      const plan = planOutput(rowsOut(fn, o, n));
+      const plan = planOutput(outOption(fn, o, n));
       writeInputs([[0, x]]);
       const read = lendOutput(0, plan);
       check(M.softmax(rows, cols, SOFTMAX_KIND[fn]));
@@ -224,7 +224,7 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       const n = rowsCols(fn, rows, cols);
       expectLength(fn, 'p', p, n, 'rows*cols');
       expectLength(fn, 'gradP', gradP, n, 'rows*cols');
-      const plan = planOutput(rowsOut(fn, o, n));
+      const plan = planOutput(outOption(fn, o, n));
       writeInputs([[0, p], [1, gradP]]);
       const read = lendOutput(0, plan);
       check(M.softmaxBackward(rows, cols));
@@ -328,16 +328,7 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       for (const [name, value] of [['m', m], ['k', k], ['n', n]]) sizeArg(fn, name, value, MAX_ELEMENTS);
       expectLength(fn, 'a', a, product(fn, 'm*k', m, k), 'm*k');
       expectLength(fn, 'b', b, product(fn, 'k*n', k, n), 'k*n');
-      const mn = product(fn, 'm*n', m, n);
-      let out;
-      if (o !== undefined) {
-        requireOptions(fn, o);
-        if ((out = o.out) !== undefined) {
-          requireArray(fn, 'out', out);
-          expectLength(fn, 'out', out, mn, 'm*n');
-        }
-      }
-      const plan = planOutput(out);
+      const plan = planOutput(outOption(fn, o, product(fn, 'm*n', m, n), 'm*n'));
       writeInputs([[0, a], [1, b]]);
       const read = lendOutput(0, plan);
       check(M.matmul(m, k, n));

@@ -32,14 +32,15 @@ function logits(s, tau, dk) {
 }
 
 // The curves over the grid depend on the draws and the grid alone: a new query or a τ on the
-// grid (every stop of the page's slider) reuses them, and the run is the shown rows' softmaxes.
-let cachedGrid = null;
+// grid (every stop of the page's slider) reuses them, and the run is the shown row's softmaxes.
+let cachedGrid = null;  // { scores (drawScores' kept array, so the same draws), grid, stats }
 
 // Over every rows × n softmax(s/τ), τ = t·√d_k for t in `grid`: the mean max weight and mean
 // entropy with 95% intervals, and how many rows have an entropy that rises strictly with τ at
 // every step of the grid (and a max weight that never rises).
-function gridStats(engine, s, { dk, n, rows }, grid, key) {
-  if (cachedGrid?.engine === engine && cachedGrid.key === key) return cachedGrid.stats;
+function gridStats(engine, s, { dk, n, rows }, grid) {
+  const key = grid.join(',');
+  if (cachedGrid?.scores === s && cachedGrid.grid === key) return cachedGrid.stats;
   const maxWeight = { mean: [], lo: [], hi: [] }, entropy = { mean: [], lo: [], hi: [] };
   let prev = null;
   const strict = new Uint8Array(rows).fill(1), monotoneMax = new Uint8Array(rows).fill(1);
@@ -60,7 +61,7 @@ function gridStats(engine, s, { dk, n, rows }, grid, key) {
   }
   const count = (a) => a.reduce((c, v) => c + v, 0);
   const stats = { maxWeight, entropy, strictRows: count(strict), monotoneMaxRows: count(monotoneMax) };
-  cachedGrid = { engine, key, stats };
+  cachedGrid = { scores: s, grid: key, stats };
   return stats;
 }
 
@@ -70,7 +71,7 @@ function gridStats(engine, s, { dk, n, rows }, grid, key) {
 export function* temperatureSweep(engine, { dk, n, rows, seed, query, tau }) {
   const s = yield* drawScores(engine, { dk, n, rows, seed });
   const grid = TAU_GRID.includes(tau) ? TAU_GRID : [...TAU_GRID, tau].sort((a, b) => a - b);
-  const stats = gridStats(engine, s, { dk, n, rows }, grid, [dk, n, rows, seed, ...grid].join(','));
+  const stats = gridStats(engine, s, { dk, n, rows }, grid);
   // copies of the kept curves: a caller may change what it is given
   const curve = ({ mean, lo, hi }) => ({ mean: [...mean], lo: [...lo], hi: [...hi] });
   const q = Math.min(Math.max(1, query), rows);  // the query shown is one of the rows
