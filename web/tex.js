@@ -11,6 +11,10 @@
 // A number whose sign changes from redraw to redraw is written with the sign in braces, {+}0.012
 // or {-}0.012 (texSigned): KaTeX sets either sign alike, as an ordinary symbol in a text node of its
 // own, so both have one shape and the sign is rewritten in place like the digits.
+// A shape shown lately comes back without KaTeX: a formula keeps the typeset nodes of its last few
+// shapes (RECENT), and one that returns to one of them (the mask off again, a number back from
+// scientific to plain notation, d_k one stop down again) swaps those nodes in and rewrites their
+// numbers, as for an unchanged shape.
 import katex from 'katex';
 import { morphChildren } from './morph.js';
 
@@ -30,11 +34,15 @@ export function texSigned(x, digits = String) {
   return `{${x < 0 && /[1-9]/.test(body) ? '-' : '+'}}${body}`;
 }
 
-// el → { key, shape, slots: [text node, what it shows] | null, probed }; what: number i (i >= 0),
-// sign i (~i: −1 − i), or the TeX source (null)
+// el → { key, shape, slots: [text node, what it shows] | null, probed, recent }; what: number i
+// (i >= 0), sign i (~i: −1 − i), or the TeX source (null); recent: Map shape → { nodes, slots,
+// probed } of the shapes el showed before this one, the least recent first
 const drawn = new WeakMap();
+const RECENT = 6;
 
+// (each typeset leaves a mark, for DevTools and the tests: attnlab:typeset)
 function typeset(tex, display) {
+  performance.mark('attnlab:typeset');
   const div = document.createElement('div');
   katex.render(tex, div, { displayMode: display, throwOnError: false });
   return div;
@@ -90,20 +98,36 @@ export function setTex(el, tex, display = false) {
   const last = drawn.get(el);
   if (last?.key === key) return el;
   const shape = `${display ? 'D' : 'T'}${tex.replace(SIGN, '{±}').replace(NUMBER, '#')}`;
-  if (last?.shape === shape && last.slots) {
+  const recent = last?.recent ?? new Map();
+  let now = last;  // what el shows: { shape, slots, probed }
+  if (last && last.shape !== shape) {
+    // the shown shape is filed away, and the new one comes back from the recent ones or is typeset
+    const back = recent.get(shape);
+    recent.delete(shape);
+    recent.set(last.shape, { nodes: [...el.childNodes], slots: last.slots, probed: last.probed });
+    if (recent.size > RECENT) recent.delete(recent.keys().next().value);
+    if (!back) {
+      el.replaceChildren(...typeset(tex, display).childNodes);
+      drawn.set(el, { key, shape, slots: null, probed: false, recent });
+      return el;
+    }
+    el.replaceChildren(...back.nodes);
+    now = { shape, ...back };
+  }
+  if (now?.slots) {
     const numbers = tex.match(NUMBER), signs = [...tex.matchAll(SIGN)].map((m) => m[1]);
-    for (const [node, i] of last.slots) {
+    for (const [node, i] of now.slots) {
       const text = i === null ? tex : i >= 0 ? numbers[i] : signText(signs[-1 - i]);
       if (node.data !== text) node.data = text;
     }
-    drawn.set(el, { ...last, key });
+    drawn.set(el, { key, shape, slots: now.slots, probed: now.probed, recent });
     return el;
   }
   morphChildren(el, [...typeset(tex, display).childNodes]);
   // look for the slots only when a shape comes back (a formula whose shape changes on every redraw
   // never pays for the probe), and once per shape (one whose numbers cannot be told apart pays once)
-  const again = last?.shape === shape;
-  const slots = again && !last.probed ? findSlots(el, tex, display) : null;
-  drawn.set(el, { key, shape, slots, probed: again });
+  const again = now?.shape === shape;
+  const slots = again && !now.probed ? findSlots(el, tex, display) : null;
+  drawn.set(el, { key, shape, slots, probed: again, recent });
   return el;
 }

@@ -150,4 +150,24 @@ describe('the page', () => {
     await expectFormulasAsFresh('scaling-choices', '?step=scaling-choices&seed=1', ['2', '3', '7', '2', '3']);
     await expectFormulasAsFresh('full-attention', '?step=full-attention&seed=1', ['2', '3', '2']);
   });
+
+  it('a formula back to a shape it showed lately is not typeset again: the mask toggled off and on typesets nothing once each shape has come back once', async () => {
+    // KaTeX marks each typeset (attnlab:typeset); the mask adds a term and a case to two formulas
+    const { page, errors, close } = await h.open('?step=full-attention');
+    await waitForUpdates(page, 'full-attention', 1);
+    const typesets = () => page.evaluate(() => performance.getEntriesByName('attnlab:typeset').length);
+    const toggle = async (value) => {
+      const before = await page.$eval('#full-attention figure.live', (f) => Number(f.dataset.updates));
+      const t0 = await typesets();
+      await page.locator('#full-attention [data-param="causal"]').selectOption(value);
+      await waitForUpdates(page, 'full-attention', before + 1);
+      return (await typesets()) - t0;
+    };
+    expect(await toggle('on')).toBeGreaterThan(0);   // a new shape
+    await toggle('off');                              // back: its numbers are located (a probe)
+    await toggle('on');
+    expect([await toggle('off'), await toggle('on'), await toggle('off')]).toEqual([0, 0, 0]);
+    expect(errors).toEqual([]);
+    await close();
+  });
 });
