@@ -112,6 +112,31 @@ describe('exercises in Chromium', () => {
     await close();
   });
 
+  it('a control of one exercise redraws that exercise alone: the others are not touched, and peak recolours its heatmaps in place', async () => {
+    const { page, errors, close } = await openStep('exercises');
+    const plots = () => page.evaluate(() => performance.getEntriesByName('attnlab:plot').length);
+    const svgs = () => page.evaluateHandle(() => [...document.querySelectorAll('#exercises .exercise[data-exercise="5"] svg')]);
+    const same = (a, b) => page.evaluate(([x, y]) => x.length > 0 && x.length === y.length && x.every((n, i) => n === y[i]), [a, b]);
+    const heatmaps = await svgs();
+    // control → its exercise, and the Plot builds it may make (exercise 2's curves gain a new
+    // threshold line; exercise 1 has no plot; exercise 5's cells are recoloured)
+    for (const [name, home, builds] of [['pairs', 1, 0], ['threshold', 2, 1], ['peak', 5, 0]]) {
+      await page.evaluate((home) => {
+        window.touched = [];
+        window.observer = new MutationObserver((records) => window.touched.push(...records.map((r) => r.target.closest('.exercise').dataset.exercise)));
+        for (const e of document.querySelectorAll(`#exercises .exercise:not([data-exercise="${home}"])`))
+          window.observer.observe(e, { subtree: true, attributes: true, childList: true, characterData: true });
+      }, home);
+      const before = await plots();
+      await pressRight(page, 'exercises', name);
+      expect(await page.evaluate(() => { window.observer.disconnect(); return [...new Set(window.touched)]; }), name).toEqual([]);
+      expect((await plots()) - before, name).toBe(builds);
+    }
+    expect(await same(heatmaps, await svgs())).toBe(true);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it('a URL with parameters reproduces the same answers', async () => {
     const query = '&dk=32&seed=9&pairs=1000&peak=4';
     const a = await openStep('exercises', query), b = await openStep('exercises', query);

@@ -8,10 +8,11 @@ let h;
 beforeAll(async () => { h = await startHarness(); });
 afterAll(async () => { await h?.close(); });
 
-// Every element of the figure's body as tag, attributes (ids apart: Plot numbers its clip paths
-// per page) and own text, in document order.
+// Every element of the figure's body as tag, attributes (ids and what points at them apart: Plot
+// numbers its clip paths per page, a form's label points at an input id made per page) and own
+// text, in document order.
 const snapshot = (page, id) => page.$eval(`#${id} .figure-body`, (body) => [...body.querySelectorAll('*')].map((e) => {
-  const attrs = e.getAttributeNames().filter((a) => a !== 'id' && a !== 'clip-path').sort().map((a) => `${a}=${e.getAttribute(a)}`);
+  const attrs = e.getAttributeNames().filter((a) => a !== 'id' && a !== 'clip-path' && a !== 'for').sort().map((a) => `${a}=${e.getAttribute(a)}`);
   const text = [...e.childNodes].filter((n) => n.nodeType === 3).map((n) => n.data).join('');
   return `${e.tagName} ${attrs.join(' ')} ${text}`;
 }));
@@ -37,6 +38,8 @@ const CASES = {
   // for d_k back to 64 those of its range shown before come back, their bars moved (so do the
   // normal entries' in product-variance)
   'dot-variance': [['seed', '2'], ['dk', '5'], ['count', '2'], ['dk', '11'], ['seed', '3']],
+  // each control redraws its own exercise only; peak: the two Jacobians' cells recoloured in place
+  'exercises': [['peak', '3'], ['threshold', '2'], ['dk', '6'], ['peak', '8'], ['seed', '4'], ['pairs', '3']],
   'product-variance': [['seed', '2'], ['count', '4'], ['seed', '3'], ['axis', 'log'], ['seed', '4'], ['distribution', 'uniform'], ['seed', '5'], ['distribution', 'normal']],
 };
 

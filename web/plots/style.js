@@ -11,7 +11,9 @@ export const SERIES_COLORS = ['#0072b2', '#d55e00', '#009e73', '#cc79a7', '#e69f
 //   the whole document (~10 ms per redraw here); inline <style> is also what a strict CSP
 //   (style-src 'self') forbids.
 // - Observable Plot puts aria-label on bare <g> elements, which is invalid ARIA without a role.
+// Each build leaves a performance mark (attnlab:plot), for DevTools and the interaction benchmark.
 export function plot(options) {
+  performance.mark('attnlab:plot');
   const node = Plot.plot({ className: 'attnlab-plot', ...options });
   node.querySelectorAll('style').forEach((s) => s.remove());
   node.querySelectorAll('g[aria-label]').forEach((g) => g.setAttribute('role', 'group'));

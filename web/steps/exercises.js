@@ -3,7 +3,7 @@
 // controls, its plot, a way to check an answer and the computed answer itself.
 import { showBars } from '../plots/bars.js';
 import { showSweepCurves } from '../plots/sweep-curves.js';
-import { heatmapPlot, prefersDark } from '../plots/heatmap.js';
+import { prefersDark, showHeatmap } from '../plots/heatmap.js';
 import { fmt, fmtInt, fmtInterval, sub, texFixed } from '../format.js';
 import { dataTable, el, fillTable, liveFormula, liveSummary, setTex, show } from '../readout.js';
 import './exercises.css';
@@ -143,6 +143,13 @@ export function mount(figure, { run }) {
   const e5 = ex[5];
   e5.formula = liveFormula();
   e5.plots = el('div', 'exercise-jacobians');
+  // the peaked and the uniform Jacobian: a title and a heatmap each, redrawn in place
+  e5.sides = [0, 1].map(() => {
+    const wrap = el('div', 'exercise-jacobian'), title = el('h3'), plot = el('div');
+    wrap.append(title, plot);
+    e5.plots.append(wrap);
+    return { title, plot };
+  });
   e5.data = el('div');
   const a5 = answer();
   e5.table = readout();
@@ -220,15 +227,13 @@ export function mount(figure, { run }) {
     },
     5(r) {
       const extent = Math.max(r.peaked.maxAbs, r.uniform.maxAbs);
-      const map = (side, title) => {
-        const wrap = el('div', 'exercise-jacobian');
-        wrap.append(el('h3', null, title), heatmapPlot({
+      [[r.peaked, `peaked: softmax(${r.peak}, 0, 0, 0)`], [r.uniform, 'uniform: softmax(0, 0, 0, 0)']].forEach(([side, title], i) => {
+        e5.sides[i].title.textContent = title;
+        showHeatmap(e5.sides[i].plot, {
           values: side.jacobian, rows: r.n, cols: r.n, rowLabel: 'row i', colLabel: 'column j', label: '∂pᵢ/∂xⱼ', diverging: true,
-          domain: [-extent, extent], width: 220, ariaLabel: `${r.n}×${r.n} softmax Jacobian, ${title}`, dark: prefersDark(e5.plots),
-        }));
-        return wrap;
-      };
-      show(e5.plots, map(r.peaked, `peaked: softmax(${r.peak}, 0, 0, 0)`), map(r.uniform, 'uniform: softmax(0, 0, 0, 0)'));
+          domain: [-extent, extent], width: 220, ariaLabel: `${r.n}×${r.n} softmax Jacobian, ${title}`,
+        });
+      });
       const row = (p) => Array.from(p, (v) => tex(v, 3)).join(',\\ ');
       setTex(e5.formula, String.raw`J=\operatorname{diag}(p)-pp^\top,\qquad p_{\text{peaked}}=(${row(r.peaked.p)}),\quad p_{\text{uniform}}=(${row(r.uniform.p)})`, true);
       const cols = ['i \\ j', ...Array.from({ length: r.n }, (_, j) => `j = ${j + 1}`)];
@@ -245,14 +250,17 @@ export function mount(figure, { run }) {
     },
   };
 
+  // view(values): what else than its result an exercise's drawing reads
   const JOBS = [
     { n: 1, name: 'exerciseScoreStd', args: (v) => ({ pairs: v.pairs, seed: v.seed }), channel: null },
-    { n: 2, name: 'exerciseSaturation', args: () => ({ thresholds: THRESHOLDS }), channel: 'exercises:2' },
+    { n: 2, name: 'exerciseSaturation', args: () => ({ thresholds: THRESHOLDS }), channel: 'exercises:2', view: (v) => v.threshold },
     { n: 3, name: 'exerciseAblationPreview', args: (v) => ({ dk: v.dk, seed: v.seed }), channel: 'exercises:3' },
     { n: 4, name: 'exerciseTemperature', args: (v) => ({ dk: v.dk, seed: v.seed }), channel: 'exercises:4' },
-    { n: 5, name: 'exerciseJacobians', args: (v) => ({ peak: v.peak }), channel: 'exercises:5' },
+    // (the heatmaps' colour ramps follow the theme, which an embed's attribute can change)
+    { n: 5, name: 'exerciseJacobians', args: (v) => ({ peak: v.peak }), channel: 'exercises:5', view: () => prefersDark(e5.plots) },
   ];
   const cache = {};
+  const drawn = {};  // n → { result, view } the exercise shows
 
   return {
     async update(values) {
@@ -269,7 +277,16 @@ export function mount(figure, { run }) {
         return cache[job.n].result;
       }));
       if (results.some((r) => r === null)) return;
-      results.forEach((r, i) => { ex[JOBS[i].n].result = r; draw[JOBS[i].n](r, values); });
+      // an exercise whose result and view are those it shows is left as it is (a control of
+      // another exercise changed)
+      results.forEach((r, i) => {
+        const { n, view = () => null } = JOBS[i];
+        const now = { result: r, view: view(values) };
+        if (drawn[n]?.result === now.result && drawn[n].view === now.view) return;
+        ex[n].result = r;
+        draw[n](r, values);
+        drawn[n] = now;
+      });
       const [r1, , r3] = results;
       summary.textContent =
         `Recomputed: ${fmtInt(r1.pairs)} sampled pairs at dₖ = ${r1.dk} for exercise 1 (seed ${r1.seed}), ` +
