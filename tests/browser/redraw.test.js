@@ -100,6 +100,22 @@ describe('redraws keep their nodes', () => {
     });
   }
 
+  it('shift-vs-scale: a new divisor keeps the overflow sweep, and an offset shown before brings back the sweep drawn for it', async () => {
+    const { page, errors, close } = await h.open('?step=shift-vs-scale');
+    await waitForUpdates(page, 'shift-vs-scale', 1);
+    const sweep = () => page.evaluateHandle(() => [document.querySelector('#shift-vs-scale .panel svg')]);
+    const first = await sweep();
+    const offset = await page.$eval('#shift-vs-scale [data-param="offset"]', (e) => e.value);  // its stop
+    await change(page, 'shift-vs-scale', 'divisor', '3');
+    expect(await sameNodes(page, first, await sweep())).toBe(true);
+    await change(page, 'shift-vs-scale', 'offset', String(Number(offset) + 1));  // another marked c: another layout
+    expect(await sameNodes(page, first, await sweep())).toBe(false);
+    await change(page, 'shift-vs-scale', 'offset', offset);
+    expect(await sameNodes(page, first, await sweep())).toBe(true);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it("dot-variance: d_k back to 64 shows again the histograms drawn for it, moved", async () => {
     const { page, errors, close } = await h.open('?step=dot-variance');
     await waitForUpdates(page, 'dot-variance', 1);

@@ -1,6 +1,6 @@
 // (eq:shift-vs-scale) softmax(x − c) = softmax(x): subtracting the max is for the float range;
 // dividing changes the differences, and the differences are all softmax sees.
-import { theoryPlot } from '../plots/theory-lines.js';
+import { showTheory } from '../plots/theory-lines.js';
 import { showBars } from '../plots/bars.js';
 import { fmt, fmtInt, fmtShort } from '../format.js';
 import { dataTable, fillTable, grid, keyboardScroll, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
@@ -59,13 +59,13 @@ export function mount(figure, { run }) {
         else { if (last) last.points.push(s); segments.push({ status: s.status, points: [s] }); }
       }
       const naiveLines = segments.map((g) => ({ name: `naive, ln Σ exp(xⱼ): ${STATUS[g.status]}`, points: g.points.map((s) => ({ x: s.c, y: s.lse })) }));
-      show(sweep.plot, theoryPlot({
+      showTheory(sweep.plot, {
         lines: [{ name: 'stable, ln Σ exp(xⱼ − max x)', points: r.sweep.map((s) => ({ x: s.c, y: s.lseShifted })) }, ...naiveLines],
         hrules: [{ y: t.lnFltMax, label: 'ln FLT_MAX' }],
         vrules: [{ x: offset, label: `c = ${offset}` }],
         xLabel: 'largest logit c', yLabel: 'log of the denominator', xDomain: [0, 200], yDomain: [0, 210],
         ariaLabel: 'The logarithm of the naive and the stable softmax denominators against the largest logit c, with the level ln FLT_MAX',
-      }));
+      });
       show(sweepData, dataTable('Data: where the naive softmax fails along c', ['c from', 'to', 'naive softmax', 'ln Σ eˣ from', 'to'],
         segments.map((g) => {
           const own = g.points.filter((s) => s.status === g.status);
