@@ -100,6 +100,17 @@ describe('redraws keep their nodes', () => {
     });
   }
 
+  it('breaking-assumptions with heavy tails: a new seed moves both plots in place (the half-widths on an axis between powers of ten)', async () => {
+    const { page, errors, close } = await h.open('?step=breaking-assumptions&departure=student-t');
+    await waitForUpdates(page, 'breaking-assumptions', 1);
+    await change(page, 'breaking-assumptions', 'seed', '2');
+    const before = await svgs(page, 'breaking-assumptions');
+    await change(page, 'breaking-assumptions', 'seed', '3');
+    expect(await sameNodes(page, before, await svgs(page, 'breaking-assumptions'))).toBe(true);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it('shift-vs-scale: a new divisor keeps the overflow sweep, and an offset shown before brings back the sweep drawn for it', async () => {
     const { page, errors, close } = await h.open('?step=shift-vs-scale');
     await waitForUpdates(page, 'shift-vs-scale', 1);

@@ -119,9 +119,13 @@ export function mount(figure, { run }) {
         const lines = [{ name: 'normal entries: 1.96·√((2 + 6/dₖ)/n)', points: pts.map((p) => ({ x: p.dk, y: p.normalHalfWidth })) }];
         if (Number.isFinite(pts[0].tHalfWidth)) lines.push({ name: `Student-t ν = ${values.df}: 1.96·√((2 + (m₄² − 3)/dₖ)/n)`, points: pts.map((p) => ({ x: p.dk, y: p.tHalfWidth })) });
         const widths = pts.map((p) => (p.varianceCI[1] - p.varianceCI[0]) / 2 / p.dk);
+        // the y axis ends on the powers of ten around the values: another seed's values (the
+        // widths at small d_k scatter by half their size) then share it, and their marks move in place
+        const ys = [...widths, ...lines.flatMap((l) => l.points.map((p) => p.y))];
         showTheory(right.plot, {
           measured: [{ name: 'measured half-width', points: pts.map((p, i) => ({ x: p.dk, y: widths[i] })) }], lines,
           xLabel: 'dₖ', yLabel: 'half-width / dₖ', xLog: true, xBase: 2, yLog: true, xTicks: dks, height: 300,
+          yDomain: powerDomain(ys, 10),
           ariaLabel: 'Measured relative half-width of the variance interval against dₖ, with the widths expected for normal and Student-t entries',
         });
       } else {
