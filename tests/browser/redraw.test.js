@@ -111,6 +111,18 @@ describe('redraws keep their nodes', () => {
     await close();
   });
 
+  it('initialization with a custom σ whose variance is far above the rules: a new seed moves both plots in place', async () => {
+    // σ = 0.05 on 512 → 64: Var(q·k/√dₖ) = (512·0.05²)² ≈ 1.6, σ = 0.1: ≈ 26, beyond the axis's 10
+    const { page, errors, close } = await h.open('?step=initialization&init=custom&sigma=0.1');
+    await waitForUpdates(page, 'initialization', 1);
+    await change(page, 'initialization', 'seed', '2');
+    const before = await svgs(page, 'initialization');
+    await change(page, 'initialization', 'seed', '3');
+    expect(await sameNodes(page, before, await svgs(page, 'initialization'))).toBe(true);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it('shift-vs-scale: a new divisor keeps the overflow sweep, and an offset shown before brings back the sweep drawn for it', async () => {
     const { page, errors, close } = await h.open('?step=shift-vs-scale');
     await waitForUpdates(page, 'shift-vs-scale', 1);

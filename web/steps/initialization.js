@@ -3,6 +3,7 @@
 import { initRequest } from '../experiments/initialization.js';
 import { normalPdf, showHistogram } from '../plots/histogram.js';
 import { showTheory } from '../plots/theory-lines.js';
+import { powerDomain } from '../plots/style.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
 import { dataTable, fillTable, grid, keyboardScroll, liveFormula, liveSummary, panel, setTex, show, shownTable } from '../readout.js';
 import './initialization.css';
@@ -85,8 +86,10 @@ export function mount(figure, { run }) {
         line(`N(0, σ²), σ = ${sigma}: (d·σ²)²`, (d) => (d * sigma * sigma) ** 2),
       ];
       const point = { x: dmodel, y: r.score.variance, lo: Math.max(r.score.varianceCI[0], 1e-9), hi: r.score.varianceCI[1] };
-      // the rules span 1/4 … 4; the custom-σ curve is clipped to the frame
-      const yDomain = [Math.min(0.1, point.lo / 1.5), Math.max(10, point.hi * 1.5)];
+      // the rules span 1/4 … 4; the custom-σ curve is clipped to the frame. A point beyond
+      // 0.1 … 10 widens the axis to the powers of ten around it, which other seeds then share.
+      const around = powerDomain([point.lo / 1.5, point.hi * 1.5], 10);
+      const yDomain = [Math.min(0.1, around[0]), Math.max(10, around[1])];
       showTheory(curves.plot, {
         measured: [{ name: `measured, ${INIT_LABELS[init]}`, points: [point] }], lines,
         vrules: [{ x: dmodel, label: `d_model = ${dmodel}` }],
