@@ -5,7 +5,8 @@
 // main thread after the previous one, so its trailing work (the paint, the idle-time URL write,
 // garbage collection) is not charged to the next change. Back to back, the engine's time grew
 // round by round (product-variance's seed: 3.9, 5.9, 9.2, 13.7, 10.1 ms; settled, 2.6–8.7).
-// Returns [ms, the engine's ms, the draw's ms].
+// Returns [ms, the engine's ms, the draw's ms, Plot builds, KaTeX typesets] (the last two counted
+// by the marks web/plots/style.js and web/tex.js leave: attnlab:plot, attnlab:typeset).
 export const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
 
 export async function timeChange(page, id, name, round) {
@@ -26,10 +27,13 @@ export async function timeChange(page, id, name, round) {
         });
         obs.observe(fig, { attributes: true, attributeFilter: ['data-updates', 'data-state'] });
       });
+      const marks = () => ['attnlab:plot', 'attnlab:typeset'].map((m) => performance.getEntriesByName(m).length);
+      const m0 = marks();
       const t = performance.now();
       el.dispatchEvent(new Event(el.type === 'range' ? 'input' : 'change', { bubbles: true }));
       await done;
       void fig.offsetHeight;
-      return [performance.now() - t, Number(fig.dataset.engineMs), Number(fig.dataset.drawMs)];
+      const ms = performance.now() - t, m1 = marks();
+      return [ms, Number(fig.dataset.engineMs), Number(fig.dataset.drawMs), m1[0] - m0[0], m1[1] - m0[1]];
   }, [id, name, round]);
 }

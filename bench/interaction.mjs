@@ -57,8 +57,9 @@ for (const id of steps) {
       times.push(ms);
     }
     const col = (k) => times.map((t) => t[k]);
+    const sum = (k) => col(k).reduce((a, b) => a + b, 0);
     rows.push({ step: id, control: c.name, median: quantile(col(0), 0.5), p95: quantile(col(0), 0.95),
-      engine: quantile(col(1), 0.5), draw: quantile(col(2), 0.5) });
+      engine: quantile(col(1), 0.5), draw: quantile(col(2), 0.5), plots: sum(3), typesets: sum(4) });
   }
 }
 await browser.close();
@@ -68,8 +69,9 @@ if (process.argv.includes('--json')) console.log(JSON.stringify({ gzipBytes: gz,
 else {
   console.log(`page transfer size: ${(gz / 1024).toFixed(0)} KiB gzipped before fonts up to the first figure, ${(gzAll / 1024).toFixed(0)} KiB once settled (+${(fonts / 1024).toFixed(0)} KiB of woff2 fonts); first interactive figure after ${firstFigureMs} ms`);
   console.log(`input → figure recomputed and redrawn in headless Chromium, default sizes, ${rounds} changes per control (ms):`);
-  console.log(`  ${'step'.padEnd(22)} ${'control'.padEnd(12)} ${'median'.padStart(7)} ${'p95'.padStart(7)}   engine    draw`);
-  for (const r of rows) console.log(`  ${r.step.padEnd(22)} ${r.control.padEnd(12)} ${r.median.toFixed(1).padStart(7)} ${r.p95.toFixed(1).padStart(7)} ${r.engine.toFixed(1).padStart(8)} ${r.draw.toFixed(1).padStart(7)}${r.median > 16 ? '   over 16 ms' : ''}`);
+  console.log(`  (plots, TeX: Plot builds and KaTeX typesets over the ${rounds} changes)`);
+  console.log(`  ${'step'.padEnd(22)} ${'control'.padEnd(12)} ${'median'.padStart(7)} ${'p95'.padStart(7)}   engine    draw  plots  TeX`);
+  for (const r of rows) console.log(`  ${r.step.padEnd(22)} ${r.control.padEnd(12)} ${r.median.toFixed(1).padStart(7)} ${r.p95.toFixed(1).padStart(7)} ${r.engine.toFixed(1).padStart(8)} ${r.draw.toFixed(1).padStart(7)} ${String(r.plots).padStart(6)} ${String(r.typesets).padStart(4)}${r.median > 16 ? '   over 16 ms' : ''}`);
   const all = rows.map((r) => r.median);
   console.log(`  overall median ${quantile(all, 0.5).toFixed(1)} ms; ${rows.filter((r) => r.median <= 16).length} of ${rows.length} controls within 16 ms`);
 }
