@@ -3,7 +3,10 @@
 // readers read), which costs ~0.1 ms instead of a parse, a layout of the TeX and a DOM patch.
 //   shape(tex) = tex with every free-standing number replaced by '#' (and a sign in braces by {±})
 //   same shape as the drawn formula → each number's text nodes get the new digits
-//   otherwise                        → KaTeX typesets it anew, and the DOM is patched (morph.js)
+//   a shape drawn lately (below)     → its nodes come back, and their numbers are rewritten
+//   otherwise                        → KaTeX typesets it anew: new nodes for a new shape (the old
+//                                      ones are kept, below), the drawn ones patched (morph.js)
+//                                      for a shape whose numbers cannot be told apart
 // The text nodes of each number are found once per shape by typesetting a probe: the same TeX
 // with number i replaced by the marker 9000i…, whose text nodes then say which number they hold.
 // A formula whose numbers KaTeX does not keep in text nodes of their own (adjacent digits merge,
