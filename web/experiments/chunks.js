@@ -70,4 +70,3 @@ export function keptEntries(engine, { count, ...params }, { shared = false } = {
   keep(engine, key, shared ? out : out.slice());
   return out;
 }
-

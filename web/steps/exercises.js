@@ -260,7 +260,6 @@ export function mount(figure, { run }) {
     { n: 5, name: 'exerciseJacobians', args: (v) => ({ peak: v.peak }), channel: 'exercises:5', view: () => prefersDark(e5.plots) },
   ];
   const cache = {};
-  const drawn = {};  // n → { result, view } the exercise shows
 
   return {
     async update(values) {
@@ -277,15 +276,14 @@ export function mount(figure, { run }) {
         return cache[job.n].result;
       }));
       if (results.some((r) => r === null)) return;
-      // an exercise whose result and view are those it shows is left as it is (a control of
-      // another exercise changed)
+      // an exercise whose result and view are those it shows (ex[n]) is left as it is (a control
+      // of another exercise changed)
       results.forEach((r, i) => {
         const { n, view = () => null } = JOBS[i];
-        const now = { result: r, view: view(values) };
-        if (drawn[n]?.result === now.result && drawn[n].view === now.view) return;
-        ex[n].result = r;
+        const v = view(values);
+        if (ex[n].result === r && ex[n].view === v) return;
+        Object.assign(ex[n], { result: r, view: v });
         draw[n](r, values);
-        drawn[n] = now;
       });
       const [r1, , r3] = results;
       summary.textContent =

@@ -88,8 +88,7 @@ export function mount(figure, { run }) {
       const point = { x: dmodel, y: r.score.variance, lo: Math.max(r.score.varianceCI[0], 1e-9), hi: r.score.varianceCI[1] };
       // the rules span 1/4 … 4; the custom-σ curve is clipped to the frame. A point beyond
       // 0.1 … 10 widens the axis to the powers of ten around it, which other seeds then share.
-      const around = powerDomain([point.lo / 1.5, point.hi * 1.5], 10);
-      const yDomain = [Math.min(0.1, around[0]), Math.max(10, around[1])];
+      const yDomain = powerDomain([0.1, 10, point.lo / 1.5, point.hi * 1.5], 10);
       showTheory(curves.plot, {
         measured: [{ name: `measured, ${INIT_LABELS[init]}`, points: [point] }], lines,
         vrules: [{ x: dmodel, label: `d_model = ${dmodel}` }],
