@@ -24,6 +24,7 @@ void matmul_nt(Mat<float> out, Mat<const float> a, Mat<const float> b);
 void matmul_nn(Mat<float> out, Mat<const float> a, Mat<const float> b);
 void matmul_tn(Mat<float> out, Mat<const float> a, Mat<const float> b);
 void softmax_rows(Mat<float> out, Mat<const float> x);
+std::size_t softmax_rows_checked(Mat<float> out, Mat<const float> x);
 void softmax_scaled_rows(Mat<float> out, Mat<const float> x, float scale);
 void softmax_naive_rows(Mat<float> out, Mat<const float> x);
 void log_softmax_rows(Mat<float> out, Mat<const float> x);

@@ -92,6 +92,21 @@ void softmax_rows_ref(Mat<T> out, Mat<const no_deduce<T>> x) {
   }
 }
 
+// softmax_rows_ref of x's rows up to the first that holds a NaN or +inf, the logits no softmax can
+// take (−inf masks one); returns that row's index, x.rows if there is none. That row and the rows
+// after it are not written: the checked API finds the culprit in x even when out aliases x, and
+// checks its logits in the softmax's own passes rather than in a pass of their own.
+template <class T>
+std::size_t softmax_rows_checked_ref(Mat<T> out, Mat<const no_deduce<T>> x) {
+  ATTN_CHECK(same_shape(out, x));
+  for (std::size_t i = 0; i < x.rows; ++i) {
+    for (std::size_t j = 0; j < x.cols; ++j)
+      if (std::isnan(x(i, j)) || x(i, j) == std::numeric_limits<T>::infinity()) return i;
+    softmax_rows_ref(out.row_block(i, 1), x.row_block(i, 1));
+  }
+  return x.rows;
+}
+
 // Softmax of scale·x, row by row: attention's scale pass fused into its softmax.
 // pass 1: w_j = scale · x_j, rounded as a separate scale pass rounds it (eq:scaling-choices)
 // then softmax_rows_ref of w, so the result is exactly the composition's

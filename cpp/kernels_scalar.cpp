@@ -14,6 +14,7 @@ void matmul_nt(Mat<float> o, Mat<const float> a, Mat<const float> b) { matmul_nt
 void matmul_nn(Mat<float> o, Mat<const float> a, Mat<const float> b) { matmul_nn_ref(o, a, b); }
 void matmul_tn(Mat<float> o, Mat<const float> a, Mat<const float> b) { matmul_tn_ref(o, a, b); }
 void softmax_rows(Mat<float> o, Mat<const float> x) { softmax_rows_ref(o, x); }
+std::size_t softmax_rows_checked(Mat<float> o, Mat<const float> x) { return softmax_rows_checked_ref(o, x); }
 void softmax_scaled_rows(Mat<float> o, Mat<const float> x, float s) { softmax_scaled_rows_ref(o, x, s); }
 void softmax_naive_rows(Mat<float> o, Mat<const float> x) { softmax_naive_rows_ref(o, x); }
 void log_softmax_rows(Mat<float> o, Mat<const float> x) { log_softmax_rows_ref(o, x); }

@@ -124,6 +124,9 @@ float max_of(const float* x, std::size_t n) { return extreme_of<true>(x, n); }
 //   (−0, …, −inf, then a negative NaN): the uint32 max, when its sign bit is set, is min_j x_j (or
 //   a NaN), else min_j x_j >= +0. One instruction a batch each (i32x4.max_s, i32x4.max_u), where
 //   V8 lowers a float max to a compare and a three-instruction select.
+// The same two maxima say whether the row holds a NaN or +inf, the logits no softmax can take: an
+// int32 max at or above +inf's pattern (a positive NaN or +inf), or a uint32 max above −inf's
+// (a negative NaN; −inf itself masks a logit). So softmax_rows_checked checks its logits for free.
 // !Max (the min, for a negative scale) compares floats, and gives no bound: the mask stays.
 template <bool Max>
 struct RowExtremes {
@@ -133,6 +136,7 @@ struct RowExtremes {
   U neg = U(0u);
   B least = B(std::numeric_limits<float>::infinity());
   float extreme = 0.f, lowest = 0.f;  // lowest: Max only
+  bool invalid = false;               // a NaN or +inf in the row: Max only
 
   void add(B a, B b) {
     if constexpr (Max) {
@@ -158,6 +162,7 @@ struct RowExtremes {
         t1 = std::max(t1, b);
         u1 = std::max(u1, static_cast<std::uint32_t>(b));
       }
+      invalid = t1 >= 0x7f800000 || u1 > 0xff800000u;
       std::memcpy(&extreme, &t1, sizeof extreme);
       if (t1 < 0) extreme = extreme_of<true>(row, n);
       lowest = 0.f;
@@ -196,13 +201,17 @@ RowExtremes<Max> row_extremes(const float* row, std::size_t n) {
 // out may alias x: row i+1 is read before it is written (the last row reads itself as its "next",
 // for nothing). Store false: pass 2 only sums (log-softmax needs Σ_j y_j, not the y_j), so out is
 // not written at all and finish may read row i of x even when out aliases it.
-template <bool Scaled, bool Max, bool Store = true, class Finish>
-void rows_pipelined(Mat<float> out, Mat<const float> x, float s, Finish finish) {
-  if (x.rows == 0) return;
+// Checked: stops before the first row holding a NaN or +inf (pass 1 has seen it before pass 2
+// writes the row) and returns its index; x.rows when every row was done.
+template <bool Scaled, bool Max, bool Store = true, bool Checked = false, class Finish>
+std::size_t rows_pipelined(Mat<float> out, Mat<const float> x, float s, Finish finish) {
+  static_assert(!Checked || Max, "only the max pass sees NaN and +inf");
+  if (x.rows == 0) return 0;
   const std::size_t n = x.cols;
   const B sb(s);
   RowExtremes<Max> e = row_extremes<Max>(x.row(0), n);
   for (std::size_t i = 0; i < x.rows; ++i) {
+    if (Checked && e.invalid) return i;
     const float* xi = x.row(i);
     const float* next = x.row(i + 1 < x.rows ? i + 1 : i);
     float* y = out.row(i);
@@ -250,14 +259,15 @@ void rows_pipelined(Mat<float> out, Mat<const float> x, float s, Finish finish) 
     e = ahead;
     finish(i, m, sum);
   }
+  return x.rows;
 }
 
 // softmax(s·x), as softmax_scaled_rows_ref computes it (Scaled false: s = 1)
 // passes 1 and 2: rows_pipelined
 // pass 3: y_j *= 1 / Σ_k y_k, where the 2⁶⁴ cancels exactly (a power of two)
-template <bool Scaled, bool Max>
-void softmax_rows_of(Mat<float> out, Mat<const float> x, float s) {
-  rows_pipelined<Scaled, Max>(out, x, s, [&](std::size_t i, float, float sum) {
+template <bool Scaled, bool Max, bool Checked = false>
+std::size_t softmax_rows_of(Mat<float> out, Mat<const float> x, float s) {
+  return rows_pipelined<Scaled, Max, true, Checked>(out, x, s, [&](std::size_t i, float, float sum) {
     const float inv = 1.f / sum;
     const B invb(inv);
     float* y = out.row(i);
@@ -287,6 +297,13 @@ float exp_sum(float* y, const float* x, std::size_t n) {
 void softmax_rows(Mat<float> out, Mat<const float> x) {
   ATTN_CHECK(same_shape(out, x));
   softmax_rows_of<false, true>(out, x, 1.f);
+}
+
+// softmax_rows up to the first row holding a NaN or +inf (pass 1's maxima say so), as
+// softmax_rows_checked_ref
+std::size_t softmax_rows_checked(Mat<float> out, Mat<const float> x) {
+  ATTN_CHECK(same_shape(out, x));
+  return softmax_rows_of<false, true, true>(out, x, 1.f);
 }
 
 // softmax(scale·x): attention's scale pass fused into the row passes, one read of x per pass

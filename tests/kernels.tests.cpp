@@ -290,6 +290,47 @@ TEST_CASE("row max and row entropy agree with the double reference", "[kernels][
   }
 }
 
+TEST_CASE("the checked softmax stops before the first row holding a NaN or +inf, which it names and leaves unwritten", "[kernels][softmax][ieee]") {
+  // Its max pass reads the logits' bit patterns (kernels_simd_softmax.cpp): +inf and a positive
+  // NaN from their int32 max, a negative NaN from their uint32 max; −inf masks a logit and passes.
+  const std::size_t n = GENERATE(from_range(sizes_around_width()));
+  const std::size_t rows = 4;
+  const float inf = std::numeric_limits<float>::infinity();
+  const float negative_nan = -std::nanf("");
+  const auto x = normals(rows * n, 15, 3.0);
+  std::vector<float> expected(rows * n);
+  softmax_rows(mmat(expected, rows, n), cmat(x, rows, n));
+  std::vector<float> y(rows * n);
+  CHECK(softmax_rows_checked(mmat(y, rows, n), cmat(x, rows, n)) == rows);
+  CHECK(y == expected);
+  std::vector<std::size_t> cols;  // every column of the small sizes; spread, and the last, of the large
+  for (std::size_t j = 0; j < n; j += (n > 40 ? 37 : 1)) cols.push_back(j);
+  cols.push_back(n - 1);
+  for (const std::size_t r : {std::size_t(0), std::size_t(2), rows - 1})
+    for (const std::size_t j : cols)
+      for (const float bad : {std::nanf(""), negative_nan, inf, -inf}) {
+        INFO("n " << n << " row " << r << " column " << j << " value " << bad << " sign " << std::signbit(bad));
+        auto xb = x;
+        xb[r * n + j] = bad;
+        const bool masks = bad == -inf;
+        std::vector<float> yb(rows * n, 7.f), yd(rows * n, 7.f);
+        std::vector<double> yref(rows * n, 7.0);
+        const std::size_t stop = masks ? rows : r;
+        REQUIRE(softmax_rows_checked(mmat(yb, rows, n), cmat(xb, rows, n)) == stop);
+        REQUIRE(softmax_rows_checked_ref(mmat(yref, rows, n), cmat(widen(xb), rows, n)) == stop);
+        softmax_rows(mmat(yd, rows, n), cmat(xb, rows, n));
+        for (std::size_t i = 0; i < rows * n; ++i) {
+          if (i < stop * n) REQUIRE(std::memcmp(&yb[i], &yd[i], sizeof(float)) == 0);  // NaN too
+          else REQUIRE((yb[i] == 7.f && yref[i] == 7.0));
+        }
+        // in place: the rows before the bad one transformed, the bad one still as it came
+        auto inplace = xb;
+        REQUIRE(softmax_rows_checked(mmat(inplace, rows, n), cmat(inplace, rows, n)) == stop);
+        for (std::size_t i = stop * n; i < rows * n; ++i) REQUIRE(std::memcmp(&inplace[i], &xb[i], sizeof(float)) == 0);
+        for (std::size_t i = 0; i < stop * n; ++i) REQUIRE(std::memcmp(&inplace[i], &yd[i], sizeof(float)) == 0);
+      }
+}
+
 TEST_CASE("all_finite finds a NaN or an infinity at any position, in a batch or in the tail", "[kernels][ieee]") {
   const std::size_t n = GENERATE(from_range(sizes_around_width()));
   const float inf = std::numeric_limits<float>::infinity();

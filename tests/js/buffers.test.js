@@ -147,6 +147,25 @@ describe.each(Object.entries(engines))('%s build', (_, engine) => {
     ws.dispose();
   });
 
+  it('softmax refuses a NaN logit by its index; a workspace out holds the rows before it, and x in place is left as it was', () => {
+    const ws = engine.workspace({ x: X.length, y: X.length });
+    ws.x.set(X);
+    ws.x[9 + 4] = NaN;  // row 1, column 4
+    const before = ws.x.slice();
+    ws.y.fill(7);
+    let e = errorOf(() => engine.softmax(ws.x, 3, 9, { out: ws.y }));
+    expect(e.code).toBe('BAD_VALUE');
+    expect(e.message).toMatch(/^softmax: x\[13\] \(row 1, column 4\) is NaN/);
+    // the softmax checks its logits in its max pass, row by row: row 0 is done, rows 1 and 2 not
+    expect(ws.y.subarray(0, 9)).toEqual(engine.softmax(X.subarray(0, 9), 1, 9));
+    expect(ws.y.subarray(9).every((v) => v === 7)).toBe(true);
+    // an out that is also the input is written from the engine's own slot, on success only
+    e = errorOf(() => engine.softmax(ws.x, 3, 9, { out: ws.x }));
+    expect(e.message).toMatch(/^softmax: x\[13\] \(row 1, column 4\) is NaN/);
+    expect(ws.x).toEqual(before);
+    ws.dispose();
+  });
+
   it('every method reads workspace inputs: rowStats, matmul, describe agree with the copying path', () => {
     const ws = engine.workspace({ a: 27, b: 9 * 2 });
     ws.a.set(X); ws.b.set(X.subarray(0, 18));
