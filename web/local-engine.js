@@ -1,6 +1,6 @@
 // The page's own engine, for light requests (web/engine-client.js): a second instance of the same
 // module on the main thread, loaded once the worker's engine has started. A request that ran in
-// under 6 ms at the same sizes (engine-client.js) is then computed in the task that asked for it, so its
+// under 12 ms at the same sizes (engine-client.js) is then computed in the task that asked for it, so its
 // figure is drawn in the frame the reader's input schedules, not after it (the worker's answer
 // waits for that frame: ~8–10 ms here, docs/PERFORMANCE.md). Heavy runs stay in the worker.
 // (The single-file build swaps this module for local-engine-none.js: its one engine is inlined

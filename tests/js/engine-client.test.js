@@ -20,7 +20,7 @@ class FakeWorker {
         if (this.running?.channel === channel) this.onmessage({ data: { id: this.running.id, superseded: true } });
         this.onmessage({ data: { id, superseded: true } });
       } else if (name === 'never') this.running = { id, channel };  // a run in flight
-      else this.onmessage({ data: { id, result: { echo: params, worker: FakeWorker.made.indexOf(this) }, ms: name === 'slow' ? 9 : 1 } });
+      else this.onmessage({ data: { id, result: { echo: params, worker: FakeWorker.made.indexOf(this) }, ms: name === 'slow' ? 20 : name === 'medium' ? 9 : 1 } });
     });
   }
   terminate() { this.terminated = true; }
@@ -80,12 +80,13 @@ describe('engine-client with a page engine', () => {
     local: async () => ({ engine: { page: true }, experiments: {
       ok: function* (engine, params) { calls.push(params); return { echo: params, page: engine.page }; },
       slow: function* () { calls.push('slow'); return {}; },
+      medium: function* () { calls.push('medium'); return {}; },
       boom: function* () { throw new WebAssembly.RuntimeError('unreachable'); },
     } }),
   });
   const loaded = async (c) => { await c.ready; await new Promise((r) => setTimeout(r, 0)); };
 
-  it('a request the worker answered within 6 ms at these sizes is computed next on the page, in the calling task; other sizes and heavier ones go to the worker', async () => {
+  it('a request the worker answered within 12 ms at these sizes is computed next on the page, in the calling task; other sizes and heavier ones go to the worker', async () => {
     FakeWorker.made = [];
     const calls = [];
     const c = connectEngine(withPageEngine(calls));
@@ -99,7 +100,10 @@ describe('engine-client with a page engine', () => {
     expect((await c.run('ok', { x: 2, seed: 2 })).worker).toBe(0);  // sizes never measured
     await c.run('slow', {});
     await c.run('slow', {});
-    expect(calls).toEqual([{ x: 1, seed: 2 }]);  // 9 ms in the worker: never on the page
+    expect(calls).toEqual([{ x: 1, seed: 2 }]);  // 20 ms in the worker: never on the page
+    await c.run('medium', {});
+    await c.run('medium', {});
+    expect(calls).toEqual([{ x: 1, seed: 2 }, 'medium']);  // 9 ms: on the page, after the frame it spares
   });
 
   it('the query shown is not a size: a light run for one query makes the next query light too', async () => {
