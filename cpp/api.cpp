@@ -378,14 +378,13 @@ void softmax_jacobian(std::vector<float>& out, Vec<const float> p) {
   expect_no_overflow(fn, "J", {out.data(), out.size()}, n, "use a smaller p");
 }
 
-void sample_entries(std::vector<float>& out, double count_d, double seed_d, const Distribution& d,
-                    double stream_d) {
+void sample_entries(Out out_arg, double count_d, double seed_d, const Distribution& d, double stream_d) {
   const char* fn = "sampleEntries";
   const std::size_t count = size_arg(fn, "count", count_d, kMaxElements);
   const std::uint64_t seed = seed_arg(fn, "seed", seed_d), stream = seed_arg(fn, "stream", stream_d);
-  out.resize(count);
-  attnlab::sample_entries(Vec<float>{out.data(), count}, seed, stream, d);
-  expect_no_overflow(fn, "the entries", {out.data(), out.size()}, 1, "use a smaller mean or std");
+  const Vec<float> out = out_arg.take(fn, count, "count");
+  attnlab::sample_entries(out, seed, stream, d);
+  expect_no_overflow(fn, "the entries", out, 1, "use a smaller mean or std");
 }
 
 namespace {

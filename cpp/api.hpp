@@ -107,8 +107,8 @@ void matmul(Out out, Vec<const float> a, Vec<const float> b, double m, double k,
 void row_dots(std::vector<float>& out, Vec<const float> a, Vec<const float> b, double rows, double cols);
 // J = diag(p) − p pᵀ (n, n) for p of length n.
 void softmax_jacobian(std::vector<float>& out, Vec<const float> p);
-void sample_entries(std::vector<float>& out, double count, double seed, const Distribution& d,
-                    double stream = 0);
+// count entries of stream `stream`, into out (a vector, or a lent block of count floats).
+void sample_entries(Out out, double count, double seed, const Distribution& d, double stream = 0);
 
 // Summary and tails of x, and with `counts`, a histogram of `bins` bins over [lo, hi] (the
 // histogram costs about as much as the moments: leave it out when only the moments are wanted).

@@ -11,7 +11,7 @@
 //   lending  workspaceAlloc(n) → address of an engine-owned block that JS views in place
 //            (engine.workspace); before an operation, lendInput(slot, address, n) makes an input
 //            slot read from a block instead of its vector, and lendOutput(slot, address, n) makes
-//            the operation write that output there (softmax and attention only). A loan lasts
+//            the operation write that output there (the methods with an `out` option). A loan lasts
 //            for the next operation only; each is checked to lie inside a live block and an
 //            output loan not to overlap any other loan.
 // No emscripten::val anywhere: the module links with -sDYNAMIC_EXECUTION=0 and so needs no
@@ -190,7 +190,7 @@ std::string sample_dot_products(double dk, double count, double seed, double dis
 std::string sample_entries(double count, double seed, double stream, double dist, double mean, double std,
                            double df) {
   return guarded([&] {
-    api::sample_entries(out_f32[0], count, seed, api::distribution("sampleEntries", dist, mean, std, df), stream);
+    api::sample_entries(out(0, "out"), count, seed, api::distribution("sampleEntries", dist, mean, std, df), stream);
   });
 }
 std::string sample_softmax_rows(double dk, double n, double rows, double scale, double seed, double first) {

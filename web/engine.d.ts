@@ -168,7 +168,8 @@ export interface Engine {
   /** J = diag(p) − p pᵀ, (n, n) row-major, for a probability vector p of length n. */
   softmaxJacobian(p: Float32Array): Float32Array;
   /** `count` entries from one RNG stream. */
-  sampleEntries(o: SampleOptions & { count: number; stream?: number }): Float32Array;
+  /** With `out` (count floats), the entries go there and `out` is returned (a workspace view: written in place). */
+  sampleEntries(o: SampleOptions & { count: number; stream?: number; out?: Float32Array }): Float32Array;
   /** The moments of x with their intervals, and with a range, a histogram too (which costs about as much as the
    *  moments: leave it out when only they are wanted). bins, lo and hi come together or not at all. */
   describe(x: Float32Array): Description;

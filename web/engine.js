@@ -264,8 +264,12 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       const { count, stream = 0 } = o;
       requireNumber(fn, 'count', count);
       requireNumber(fn, 'stream', stream);
+      // (count is checked here only to check out's length: without out, the engine checks it
+      // after the law's parameters, the order the error tests hold it to)
+      const plan = planOutput(o.out === undefined ? undefined : outOption(fn, o, sizeArg(fn, 'count', count, MAX_ELEMENTS), 'count'));
+      const read = lendOutput(0, plan);
       check(M.sampleEntries(count, seed, stream, dist, mean, std, df));
-      return readF32(0);
+      return read();
     },
 
     sampleSoftmaxRows(o) {

@@ -55,6 +55,22 @@ describe.each(Object.entries(engines))('%s build', (_, engine) => {
     ws.dispose();
   });
 
+  it('sampleEntries fills a caller-provided out array (or a workspace view, in place), returns it, and equals the copying path bit for bit', () => {
+    const o = { count: 37, seed: 3, stream: 2, distribution: 'uniform', std: 0.5 };
+    const fresh = engine.sampleEntries(o);
+    const out = new Float32Array(37).fill(NaN);
+    expect(engine.sampleEntries({ ...o, out })).toBe(out);
+    expect(out).toEqual(fresh);
+    const ws = engine.workspace({ x: 37 });
+    const x = engine.sampleEntries({ ...o, out: ws.x });
+    expect(x).toEqual(fresh);
+    expect(x.byteOffset).toBe(ws.x.byteOffset);
+    expect(errorOf(() => engine.sampleEntries({ ...o, out: new Float32Array(36) })))
+      .toMatchObject({ code: 'SHAPE_MISMATCH', message: 'sampleEntries: out has 36 elements, expected count = 37' });
+    expect(errorOf(() => engine.sampleEntries({ ...o, out: [1, 2] })).name).toBe('TypeError');
+    ws.dispose();
+  });
+
   it('matmul into a workspace is written there: a 64 MiB product with every operand lent grows no engine memory', async () => {
     // 64 MiB, more than the heap keeps spare after growing for the workspace, so a result made in
     // the engine's own vector and then copied into the view would grow memoryBytes()

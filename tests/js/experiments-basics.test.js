@@ -6,7 +6,7 @@ import { drain, run } from './drain.js';
 import { setupScores } from '../../web/experiments/setup.js';
 import { FOURTH_MOMENT, besselK0, productDensity, productVariance } from '../../web/experiments/product-variance.js';
 import { SWEEP_DK, dotVariance, dotVarianceSweep, sweepPairs } from '../../web/experiments/dot-variance.js';
-import { keptEntries, sampleDots } from '../../web/experiments/chunks.js';
+import { borrowEntries, sampleDots } from '../../web/experiments/chunks.js';
 
 const engine = await createEngine();
 
@@ -198,29 +198,44 @@ describe('sampleDots: a count moved reuses what the engine drew', () => {
     a.fill(0);
     expect(Array.from(run(sampleDots(e, { dk: 8, count: 50, seed: 2 })))).toEqual(keep);
   });
-  it('keptEntries returns a copy too, and a smaller count is the prefix of what it kept', async () => {
-    const e = await createEngine();
-    const a = keptEntries(e, { count: 64, seed: 3, stream: 0 });
-    const keep = Array.from(a);
-    a.fill(0);
-    expect(Array.from(keptEntries(e, { count: 64, seed: 3, stream: 0 }))).toEqual(keep);
-    const b = keptEntries(e, { count: 10, seed: 3, stream: 0 });
-    b.fill(0);
-    expect(Array.from(keptEntries(e, { count: 64, seed: 3, stream: 0 }))).toEqual(keep);
-    expect(Array.from(keptEntries(e, { count: 10, seed: 3, stream: 0 }))).toEqual(keep.slice(0, 10));
-  });
-  it('keptEntries shared: the kept array itself, drawn once and never copied, with the same values as a copy', async () => {
+  it('borrowEntries: sampleEntries\' values, drawn once into engine memory; fewer entries are a prefix view of the same block', async () => {
     const e = await createEngine();
     let drawn = 0;
     const spy = { ...e, sampleEntries: (p) => { drawn += p.count; return e.sampleEntries(p); } };
-    const a = keptEntries(spy, { count: 64, seed: 4, stream: 0 }, { shared: true });
-    const b = keptEntries(spy, { count: 64, seed: 4, stream: 0 }, { shared: true });
-    expect(b.buffer).toBe(a.buffer);  // no copy, first draw or later
-    const c = keptEntries(spy, { count: 16, seed: 4, stream: 0 }, { shared: true });
-    expect(c.buffer).toBe(a.buffer);
-    expect(c.length).toBe(16);
+    const a = borrowEntries(spy, { count: 64, seed: 4, stream: 0 });
+    expect(Array.from(a.view())).toEqual(Array.from(e.sampleEntries({ count: 64, seed: 4, stream: 0 })));
+    const b = borrowEntries(spy, { count: 16, seed: 4, stream: 0 });
+    expect(b.view().byteOffset).toBe(a.view().byteOffset);
+    expect(b.view().length).toBe(16);
     expect(drawn).toBe(64);
-    expect(Array.from(keptEntries(spy, { count: 64, seed: 4, stream: 0 }))).toEqual(Array.from(a));
-    expect(Array.from(a)).toEqual(Array.from(e.sampleEntries({ count: 64, seed: 4, stream: 0 })));
+    a.release(); b.release();
+    expect(Array.from(borrowEntries(spy, { count: 64, seed: 4, stream: 0 }).view())).toEqual(Array.from(e.sampleEntries({ count: 64, seed: 4, stream: 0 })));
+    expect(drawn).toBe(64);
+  });
+  it('borrowEntries never disposes a block a run holds; released ones beyond 2²⁰ values go oldest first, and a new draw reuses engine memory', async () => {
+    const e = await createEngine();
+    const n = 400_000;  // three blocks are more than the 2²⁰ values kept
+    const [first, second, third] = [1, 2, 3].map((seed) => borrowEntries(e, { count: n, seed, stream: 0 }));
+    second.release();
+    third.release();
+    expect(first.view().length).toBe(n);  // held: still there, though the oldest
+    expect(() => second.view()).toThrow(/disposed/);  // the oldest no run holds: gone
+    expect(third.view().length).toBe(n);  // the newest
+    first.release();
+    expect(first.view().length).toBe(n);  // two blocks are within 2²⁰ values
+    borrowEntries(e, { count: n, seed: 4, stream: 0 }).release();
+    expect(() => first.view()).toThrow(/disposed/);
+    expect(third.view().length).toBe(n);
+    // more entries of a stream replace its block once the run holding the old one lets go
+    const small = borrowEntries(e, { count: 10, seed: 7, stream: 0 });
+    const large = borrowEntries(e, { count: 20, seed: 7, stream: 0 });
+    expect(Array.from(small.view())).toEqual(Array.from(large.view().subarray(0, 10)));
+    small.release();
+    expect(() => small.view()).toThrow(/disposed/);
+    large.release();
+    // draws of new seeds land in memory freed by the old ones
+    const bytes = e.memoryBytes();
+    for (let seed = 10; seed < 20; seed++) borrowEntries(e, { count: n, seed, stream: 0 }).release();
+    expect(e.memoryBytes()).toBe(bytes);
   });
 });

@@ -56,17 +56,62 @@ export function* sampleDots(engine, { dk, count, seed, first = 0, distribution =
   return out;
 }
 
-// engine.sampleEntries, from what this engine drew last for the same stream when it can: a
-// stream's entries come one after another, so fewer are a prefix of more (more are drawn anew).
-// A copy, unless `shared`: then the kept array itself (or a prefix view of it), for a caller that
-// only reads it. Fresh memory is dear where the browser returns freed pages to the system (a page
-// touched for the first time costs ~5 µs in Chromium on this project's machines: 5 ms for the
-// 1 MiB of initialization's tokens, docs/PERFORMANCE.md).
-export function keptEntries(engine, { count, ...params }, { shared = false } = {}) {
-  const key = `entries ${JSON.stringify(params)}`;
-  const before = keptFor(engine, key);
-  if (before && before.length >= count) return shared ? before.subarray(0, count) : before.slice(0, count);
-  const out = engine.sampleEntries({ count, ...params });
-  keep(engine, key, shared ? out : out.slice());
-  return out;
+// engine.sampleEntries kept in engine memory (a workspace), for an experiment whose products
+// read them in place. A new draw then touches no fresh JavaScript memory (a page touched for the
+// first time costs ~5 µs in Chromium on this project's machines: 5 ms for the 1 MiB of
+// initialization's tokens, docs/PERFORMANCE.md), and no product copies them into the engine.
+// A stream's entries come one after another, so fewer are a prefix of more (more are drawn anew,
+// into a block of their own). Returns { view(), release() }: view() is the `count` entries (read
+// it again after any engine call: memory growth detaches an older view). A block stays while a run
+// holds it (runs of other channels interleave at yields); after release, the newest blocks up to
+// KEPT values stay, and the others are disposed, their memory back in the engine's heap.
+const inEngine = new WeakMap();  // engine → Map(key → block { ws, users, retired }), the oldest first
+
+// the oldest blocks no run holds, until those kept come to KEPT values (the newest always stays)
+function dropUnused(blocks) {
+  const newest = [...blocks.keys()].at(-1);
+  let size = 0;
+  for (const b of blocks.values()) size += b.size;
+  for (const [k, b] of blocks) {
+    if (size <= KEPT) break;
+    if (k === newest || b.users > 0) continue;
+    blocks.delete(k);
+    b.ws.dispose();
+    size -= b.size;
+  }
+}
+
+export function borrowEntries(engine, { count, ...params }) {
+  if (!inEngine.has(engine)) inEngine.set(engine, new Map());
+  const blocks = inEngine.get(engine);
+  const key = JSON.stringify(params);
+  let block = blocks.get(key);
+  if (!block || block.size < count) {
+    const ws = engine.workspace({ entries: count });
+    try {
+      engine.sampleEntries({ count, ...params, out: ws.entries });
+    } catch (err) {
+      ws.dispose();
+      throw err;
+    }
+    if (block) {  // fewer entries, replaced: gone now, or when its last run lets go
+      if (block.users === 0) block.ws.dispose();
+      else block.retired = true;
+    }
+    block = { ws, size: count, users: 0, retired: false };
+  }
+  blocks.delete(key);
+  blocks.set(key, block);
+  block.users++;
+  let held = true;
+  return {
+    view: () => block.ws.entries.subarray(0, count),
+    release: () => {
+      if (!held) return;
+      held = false;
+      block.users--;
+      if (block.retired && block.users === 0) block.ws.dispose();
+      dropUnused(blocks);
+    },
+  };
 }

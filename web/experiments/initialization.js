@@ -1,6 +1,6 @@
 // (eq:initialization) experiments: the variance of q = W_Qᵀx, k = W_Kᵀx' and q·k/√d_k when the
 // projections are drawn from a given initialisation. See chunks.js for the generator contract.
-import { keptEntries } from './chunks.js';
+import { borrowEntries } from './chunks.js';
 
 // Weight variance σ_W² and entry distribution of each initialisation, for a projection from
 // d_model inputs to d_k outputs of one head. Glorot's fan-out depends on how the matrix is stored:
@@ -44,11 +44,20 @@ export const initRequest = ({ init, sigma, dmodel, dk, seed }) =>
 // = tr(W_QᵀW_Q · W_KᵀW_K).
 export function* initVariance(engine, { dmodel, dk, init, sigma = 0.02, seed, tokens = 512, bins = 41 }) {
   const varW = weightVariance(init, dmodel, dk, sigma);
+  // the tokens depend on the seed and d_model only: a new d_k or initialisation reuses them; they
+  // stay in engine memory, where the projections read them in place
+  const x = borrowEntries(engine, { count: (tokens + 1) * dmodel, seed, stream: 0 });
+  try {
+    return yield* project(engine, x, { dmodel, dk, init, sigma, seed, tokens, bins, varW });
+  } finally {
+    x.release();
+  }
+}
+
+// initVariance with its tokens x (borrowEntries) at hand
+function* project(engine, x, { dmodel, dk, init, sigma, seed, tokens, bins, varW }) {
   const { distribution } = INITS[init];
   const std = Math.sqrt(varW);
-  // the tokens depend on the seed and d_model only: a new d_k or initialisation reuses them (read
-  // in place, never changed here)
-  const x = keptEntries(engine, { count: (tokens + 1) * dmodel, seed, stream: 0 }, { shared: true });
   const wq = engine.sampleEntries({ count: dmodel * dk, seed, stream: 1, distribution, std });
   const wk = engine.sampleEntries({ count: dmodel * dk, seed, stream: 2, distribution, std });
   const heavy = tokens * dmodel * dk > LIGHT_MACS;
@@ -59,8 +68,8 @@ export function* initVariance(engine, { dmodel, dk, init, sigma = 0.02, seed, to
   const block = heavy ? Math.max(1, Math.floor(CHUNK_MACS / (dmodel * dk))) : tokens;
   for (let t = 0; t < tokens; t += block) {
     const m = Math.min(block, tokens - t);
-    engine.matmul(x.subarray(t * dmodel, (t + m) * dmodel), wq, m, dmodel, dk, { out: q.subarray(t * dk, (t + m) * dk) });
-    engine.matmul(x.subarray((t + 1) * dmodel, (t + 1 + m) * dmodel), wk, m, dmodel, dk, { out: k.subarray(t * dk, (t + m) * dk) });
+    engine.matmul(x.view().subarray(t * dmodel, (t + m) * dmodel), wq, m, dmodel, dk, { out: q.subarray(t * dk, (t + m) * dk) });
+    engine.matmul(x.view().subarray((t + 1) * dmodel, (t + 1 + m) * dmodel), wk, m, dmodel, dk, { out: k.subarray(t * dk, (t + m) * dk) });
     if (heavy) yield { progress: 0.1 + (0.75 * (t + m)) / tokens };
   }
   const root = Math.sqrt(dk);
@@ -86,7 +95,7 @@ export function* initVariance(engine, { dmodel, dk, init, sigma = 0.02, seed, to
   const spread = 4 * Math.sqrt(Math.max(1.25 * formula.score, given.score, 1e-12));
   return {
     dmodel, dk, init, sigma, seed, tokens, distribution, formula, given,
-    x: engine.describe(x.subarray(0, tokens * dk)),   // as many entries as q has: a check of the premise
+    x: engine.describe(x.view().subarray(0, tokens * dk)),   // as many entries as q has: a check of the premise
     q: engine.describe(q),
     k: engine.describe(k),
     score: engine.describe(scores, { bins, lo: -spread, hi: spread }),
