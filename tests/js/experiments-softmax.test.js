@@ -280,7 +280,8 @@ describe('temperatureSweep: softmax(s/τ) at fixed draws', () => {
   it('a new query or τ on the grid reuses the curves (one row’s softmaxes), and gives what a fresh engine gives', async () => {
     const e = await createEngine();
     let softmaxRows = 0;
-    const spy = { ...e, softmax: (x, rows, cols) => { softmaxRows += rows; return e.softmax(x, rows, cols); } };
+    const spy = { ...e, softmax: (x, rows, cols) => { softmaxRows += rows; return e.softmax(x, rows, cols); },
+      scoreStats: (x, rows, n, scale) => { softmaxRows += rows; return e.scoreStats(x, rows, n, scale); } };
     const at = (p) => run(temperatureSweep(spy, { dk: 32, n: 8, rows: 128, seed: 5, ...p }));
     at({ query: 1, tau: 1 });
     expect(softmaxRows).toBe(TAU_GRID.length * 128 + 5);  // the grid, then the shown row at five τ

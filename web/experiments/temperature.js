@@ -44,9 +44,14 @@ function gridStats(engine, s, { dk, n, rows }, grid) {
   const maxWeight = { mean: [], lo: [], hi: [] }, entropy = { mean: [], lo: [], hi: [] };
   let prev = null;
   const strict = new Uint8Array(rows).fill(1), monotoneMax = new Uint8Array(rows).fill(1);
+  // the scores in engine memory once, and each τ's row statistics computed there (scoreStats: the
+  // scaled softmax and its statistics in one pass, no n-wide array coming back): 17 temperatures
+  // made 34 fresh arrays of rows × n, and a page touched for the first time is dear in Chromium
+  const ws = engine.workspace({ s: s.length });
+  ws.s.set(s);
   for (const t of grid) {
-    const p = engine.softmax(logits(s, t, dk), rows, n);
-    const st = engine.rowStats(p, rows, n);
+    const st = engine.scoreStats(ws.s, rows, n, 1 / (t * Math.sqrt(dk)));
+    st.max = st.maxWeight;
     for (const [target, x] of [[maxWeight, st.max], [entropy, st.entropy]]) {
       const d = engine.describe(x);
       target.mean.push(d.mean);
@@ -59,6 +64,7 @@ function gridStats(engine, s, { dk, n, rows }, grid) {
     }
     prev = st;
   }
+  ws.dispose();
   const count = (a) => a.reduce((c, v) => c + v, 0);
   const stats = { maxWeight, entropy, strictRows: count(strict), monotoneMaxRows: count(monotoneMax) };
   cachedGrid = { scores: s, grid: key, stats };
