@@ -156,16 +156,17 @@ describe('initialization', () => {
     const dmodel = 48, dk = 8, seed = 5;
     const r = run(initVariance(engine, { dmodel, dk, init: 'he-normal', seed, tokens: 64 }));
     const std = Math.sqrt(2 / dmodel);
-    const wq = engine.sampleEntries({ count: dmodel * dk, seed, stream: 1, std });
-    const wk = engine.sampleEntries({ count: dmodel * dk, seed, stream: 2, std });
+    // the streams hold W_Qᵀ and W_Kᵀ, (d_k, d_model) row-major: (W_Q)_ic is wqT[c·d_model + i]
+    const wqT = engine.sampleEntries({ count: dmodel * dk, seed, stream: 1, std });
+    const wkT = engine.sampleEntries({ count: dmodel * dk, seed, stream: 2, std });
     let frob = 0, nq = 0;
     for (let i = 0; i < dmodel; i++)
       for (let j = 0; j < dmodel; j++) {
         let m = 0;
-        for (let c = 0; c < dk; c++) m += wq[i * dk + c] * wk[j * dk + c];
+        for (let c = 0; c < dk; c++) m += wqT[c * dmodel + i] * wkT[c * dmodel + j];
         frob += m * m;
       }
-    for (const w of wq) nq += w * w;
+    for (const w of wqT) nq += w * w;
     expect(r.given.score).toBeCloseTo(frob / dk, 4);
     expect(r.given.q).toBeCloseTo(nq / dk, 5);
   });

@@ -37,8 +37,8 @@ export const initRequest = ({ init, sigma, dmodel, dk, seed }) =>
   ({ init, ...(init === 'custom' ? { sigma } : {}), dmodel, dk, seed });
 
 // (eq:initialization) `tokens` tokens x_t ∈ R^{d_model} with N(0, 1) entries (RNG stream 0),
-// W_Q and W_K (streams 1 and 2) from `init`; Q = X W_Q, and K = X' W_K with x'_t = x_{t+1}, the
-// next token, so q_t and k_t come from different tokens. Returns the summaries of x, q, k and
+// W_Q and W_K (streams 1 and 2, drawn as W_Qᵀ and W_Kᵀ row-major) from `init`; Q = X W_Q, and
+// K = X' W_K with x'_t = x_{t+1}, the next token, so q_t and k_t come from different tokens. Returns the summaries of x, q, k and
 // q·k/√d_k, the formulas (averages over initialisations) and the values given this draw of the
 // weights: Var(q_i | W) averaged over i is ‖W_Q‖²_F/d_k, and Var(q·k | W) = ‖W_Q W_Kᵀ‖²_F
 // = tr(W_QᵀW_Q · W_KᵀW_K).
@@ -58,37 +58,41 @@ export function* initVariance(engine, { dmodel, dk, init, sigma = 0.02, seed, to
 function* project(engine, x, { dmodel, dk, init, sigma, seed, tokens, bins, varW }) {
   const { distribution } = INITS[init];
   const std = Math.sqrt(varW);
-  const wq = engine.sampleEntries({ count: dmodel * dk, seed, stream: 1, distribution, std });
-  const wk = engine.sampleEntries({ count: dmodel * dk, seed, stream: 2, distribution, std });
+  // W_Qᵀ and W_Kᵀ, (d_k, d_model) row-major: every product below pairs rows with rows
+  // (engine.scores, A Bᵀ), so nothing is transposed or copied here
+  const wqT = engine.sampleEntries({ count: dmodel * dk, seed, stream: 1, distribution, std });
+  const wkT = engine.sampleEntries({ count: dmodel * dk, seed, stream: 2, distribution, std });
   const heavy = tokens * dmodel * dk > LIGHT_MACS;
   if (heavy) yield { progress: 0.1 };
 
-  // the projections, in blocks of tokens, each straight into its rows of q and k
-  const q = new Float32Array(tokens * dk), k = new Float32Array(tokens * dk);
-  const block = heavy ? Math.max(1, Math.floor(CHUNK_MACS / (dmodel * dk))) : tokens;
-  for (let t = 0; t < tokens; t += block) {
-    const m = Math.min(block, tokens - t);
-    engine.matmul(x.view().subarray(t * dmodel, (t + m) * dmodel), wq, m, dmodel, dk, { out: q.subarray(t * dk, (t + m) * dk) });
-    engine.matmul(x.view().subarray((t + 1) * dmodel, (t + 1 + m) * dmodel), wk, m, dmodel, dk, { out: k.subarray(t * dk, (t + m) * dk) });
-    if (heavy) yield { progress: 0.1 + (0.75 * (t + m)) / tokens };
+  // the projections q_t = W_Qᵀx_t and k_t = W_Kᵀx_{t+1}: Q = X (W_Qᵀ)ᵀ, in blocks of tokens when heavy
+  const projected = (w, t, m) => engine.scores({ q: x.view().subarray(t * dmodel, (t + m) * dmodel), k: w, nq: m, nk: dk, dk: dmodel, scale: 1 });
+  let q, k;
+  if (!heavy) {
+    q = projected(wqT, 0, tokens);
+    k = projected(wkT, 1, tokens);
+  } else {
+    q = new Float32Array(tokens * dk);
+    k = new Float32Array(tokens * dk);
+    const block = Math.max(1, Math.floor(CHUNK_MACS / (dmodel * dk)));
+    for (let t = 0; t < tokens; t += block) {
+      const m = Math.min(block, tokens - t);
+      q.set(projected(wqT, t, m), t * dk);
+      k.set(projected(wkT, t + 1, m), t * dk);
+      yield { progress: 0.1 + (0.75 * (t + m)) / tokens };
+    }
   }
   const root = Math.sqrt(dk);
   const scores = engine.rowDots(q, k, tokens, dk).map((v) => v / root);
 
   // given this draw of W: ‖W‖²_F as one long dot product, and the Gram matrices W_QᵀW_Q, W_KᵀW_K
-  const transpose = (w) => {
-    const t = new Float32Array(w.length);
-    for (let i = 0; i < dmodel; i++) for (let j = 0; j < dk; j++) t[j * dmodel + i] = w[i * dk + j];
-    return t;
-  };
   const normSq = (w) => engine.rowDots(w, w, 1, w.length)[0];
-  const gq = engine.matmul(transpose(wq), wq, dk, dmodel, dk);
-  const gk = engine.matmul(transpose(wk), wk, dk, dmodel, dk);
-  const trace = engine.rowDots(gq, gk, 1, dk * dk)[0];   // Σ_ij (G_Q)_ij (G_K)_ij = tr(G_Q G_K), both symmetric
+  const gram = (wT) => engine.scores({ q: wT, k: wT, nq: dk, nk: dk, dk: dmodel, scale: 1 });
+  const trace = engine.rowDots(gram(wqT), gram(wkT), 1, dk * dk)[0];   // Σ_ij (G_Q)_ij (G_K)_ij = tr(G_Q G_K), both symmetric
 
   const sigmaQ2 = dmodel * varW;
   const formula = { weight: varW, q: sigmaQ2, k: sigmaQ2, score: sigmaQ2 * sigmaQ2 };
-  const given = { q: normSq(wq) / dk, k: normSq(wk) / dk, score: trace / dk };
+  const given = { q: normSq(wqT) / dk, k: normSq(wkT) / dk, score: trace / dk };
   // the histogram's range: at least ±4 standard deviations of the scores given these weights, and
   // the same for every draw whose given variance is within 1.25× the formula's (most seeds), so a
   // new seed redraws the bars on the same axes
@@ -99,7 +103,7 @@ function* project(engine, x, { dmodel, dk, init, sigma, seed, tokens, bins, varW
     q: engine.describe(q),
     k: engine.describe(k),
     score: engine.describe(scores, { bins, lo: -spread, hi: spread }),
-    weights: engine.describe(wq),
+    weights: engine.describe(wqT),
   };
 }
 
