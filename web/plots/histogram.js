@@ -5,8 +5,11 @@ import { recentNodes, showMoved } from '../morph.js';
 import { moveRects } from './rects.js';
 import { plot } from './style.js';
 
-// The bars, the curve's points, and the density axis's end: the data's top, niced (it ends on a
-// tick), so that another draw of the same law mostly keeps the axis and moves the bars in place.
+// The bars, the curve's points, and the density axis's end, niced (it ends on a tick): 1.3 times
+// the curve's peak, or the data's top if higher. So another draw of the same law, or another
+// sample size, mostly keeps the axis and its bars move in place, where an axis that ended on the
+// data's top moved with the top bar's noise (±15% for 512 samples in 41 bins: a bar passes 1.3
+// times the peak for a few seeds in a hundred there, never for 50,000 samples).
 function layout({ counts, lo, hi, n, pdf }) {
   const w = (hi - lo) / counts.length;
   const bars = Array.from(counts, (c, b) => ({ x1: lo + b * w, x2: lo + (b + 1) * w, density: c / (n * w) }));
@@ -14,7 +17,8 @@ function layout({ counts, lo, hi, n, pdf }) {
     const x = lo + ((hi - lo) * i) / 160;
     return { x, y: pdf(x) };
   });
-  const top = Math.max(...bars.map((b) => b.density), ...curve.map((p) => p.y).filter(Number.isFinite));
+  const peak = Math.max(0, ...curve.map((p) => p.y).filter(Number.isFinite));
+  const top = Math.max(1.3 * peak, ...bars.map((b) => b.density));
   return { bars, curve, top: Plot.scale({ y: { domain: [0, top], nice: true } }).domain[1] };
 }
 const label = ({ n, xLabel, curveLabel }) => `Histogram of ${n} samples of ${xLabel} with the ${curveLabel} density`;
