@@ -9,10 +9,10 @@
 // Normals per engine call: about 10 ms of work in wasm SIMD.
 export const CHUNK_NORMALS = 1 << 21;
 
-// The last samples each engine drew, by everything but their count (sampleDots and keptEntries
-// below). Pair i always comes from RNG stream first + i, so a run with more pairs extends an
-// earlier one and a run with fewer is its prefix: a count moved down draws nothing, and moved up
-// draws only the new pairs. Per engine (a SIMD and a scalar build round their dot products
+// The last samples each engine drew, by everything but their count (sampleDots below). Pair i
+// always comes from RNG stream first + i, so a run with more pairs extends an earlier one and a
+// run with fewer is its prefix: a count moved down draws nothing, and moved up draws only the new
+// pairs. Per engine (a SIMD and a scalar build round their dot products
 // differently), the newest runs up to KEPT values in all (4 MiB: a breaking-assumptions sweep
 // keeps one run per d_k).
 const KEPT = 1 << 20;
@@ -58,14 +58,14 @@ export function* sampleDots(engine, { dk, count, seed, first = 0, distribution =
 
 // engine.sampleEntries kept in engine memory (a workspace), for an experiment whose products
 // read them in place. A new draw then touches no fresh JavaScript memory (a page touched for the
-// first time costs ~5 µs in Chromium on this project's machines: 5 ms for the 1 MiB of
+// first time costs 5–30 µs in Chromium on this project's machines: several ms for the 1 MiB of
 // initialization's tokens, docs/PERFORMANCE.md), and no product copies them into the engine.
 // A stream's entries come one after another, so fewer are a prefix of more (more are drawn anew,
 // into a block of their own). Returns { view(), release() }: view() is the `count` entries (read
 // it again after any engine call: memory growth detaches an older view). A block stays while a run
 // holds it (runs of other channels interleave at yields); after release, the newest blocks up to
 // KEPT values stay, and the others are disposed, their memory back in the engine's heap.
-const inEngine = new WeakMap();  // engine → Map(key → block { ws, users, retired }), the oldest first
+const inEngine = new WeakMap();  // engine → Map(key → block { ws, size, users, retired }), the oldest first
 
 // the oldest blocks no run holds, until those kept come to KEPT values (the newest always stays)
 function dropUnused(blocks) {

@@ -48,23 +48,25 @@ function gridStats(engine, s, { dk, n, rows }, grid) {
   // scaled softmax and its statistics in one pass, no n-wide array coming back): 17 temperatures
   // made 34 fresh arrays of rows × n, and a page touched for the first time is dear in Chromium
   const ws = engine.workspace({ s: s.length });
-  ws.s.set(s);
-  for (const t of grid) {
-    const st = engine.scoreStats(ws.s, rows, n, 1 / (t * Math.sqrt(dk)));
-    st.max = st.maxWeight;
-    for (const [target, x] of [[maxWeight, st.max], [entropy, st.entropy]]) {
-      const d = engine.describe(x);
-      target.mean.push(d.mean);
-      target.lo.push(d.meanCI[0]);
-      target.hi.push(d.meanCI[1]);
+  try {
+    ws.s.set(s);
+    for (const t of grid) {
+      const st = engine.scoreStats(ws.s, rows, n, 1 / (t * Math.sqrt(dk)));
+      for (const [target, x] of [[maxWeight, st.maxWeight], [entropy, st.entropy]]) {
+        const d = engine.describe(x);
+        target.mean.push(d.mean);
+        target.lo.push(d.meanCI[0]);
+        target.hi.push(d.meanCI[1]);
+      }
+      if (prev) for (let r = 0; r < rows; r++) {
+        if (!(st.entropy[r] > prev.entropy[r])) strict[r] = 0;
+        if (st.maxWeight[r] > prev.maxWeight[r]) monotoneMax[r] = 0;
+      }
+      prev = st;
     }
-    if (prev) for (let r = 0; r < rows; r++) {
-      if (!(st.entropy[r] > prev.entropy[r])) strict[r] = 0;
-      if (st.max[r] > prev.max[r]) monotoneMax[r] = 0;
-    }
-    prev = st;
+  } finally {
+    ws.dispose();
   }
-  ws.dispose();
   const count = (a) => a.reduce((c, v) => c + v, 0);
   const stats = { maxWeight, entropy, strictRows: count(strict), monotoneMaxRows: count(monotoneMax) };
   cachedGrid = { scores: s, grid: key, stats };

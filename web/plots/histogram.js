@@ -8,8 +8,8 @@ import { plot } from './style.js';
 // The bars, the curve's points, and the density axis's end, niced (it ends on a tick): 1.3 times
 // the curve's peak, or the data's top if higher. So another draw of the same law, or another
 // sample size, mostly keeps the axis and its bars move in place, where an axis that ended on the
-// data's top moved with the top bar's noise (±15% for 512 samples in 41 bins: a bar passes 1.3
-// times the peak for a few seeds in a hundred there, never for 50,000 samples).
+// data's top moved with the top bar's noise (±15% for 512 samples in 41 bins, a few per cent
+// for 50,000 samples, whose bars a larger sample keeps close under the curve).
 function layout({ counts, lo, hi, n, pdf }) {
   const w = (hi - lo) / counts.length;
   const bars = Array.from(counts, (c, b) => ({ x1: lo + b * w, x2: lo + (b + 1) * w, density: c / (n * w) }));
