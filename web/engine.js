@@ -68,12 +68,13 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
   const readF32s = (...names) => {
     const views = names.map((_, slot) => readView(slot));
     const all = new Float32Array(views.reduce((n, v) => n + v.length, 0));
+    const out = {};
     let at = 0;
-    return Object.fromEntries(names.map((name, slot) => {
-      all.set(views[slot], at);
-      at += views[slot].length;
-      return [name, all.subarray(at - views[slot].length, at)];
-    }));
+    views.forEach((v, slot) => {
+      all.set(v, at);
+      out[names[slot]] = all.subarray(at, (at += v.length));
+    });
+    return out;
   };
   const check = (status) => {
     if (!status) return;

@@ -65,7 +65,7 @@ export function* sampleDots(engine, { dk, count, seed, first = 0, distribution =
 // it again after any engine call: memory growth detaches an older view). A block stays while a run
 // holds it (runs of other channels interleave at yields); after release, the newest blocks up to
 // KEPT values stay, and the others are disposed, their memory back in the engine's heap.
-const inEngine = new WeakMap();  // engine → Map(key → block { ws, size, users, retired }), the oldest first
+const inEngine = new WeakMap();  // engine → Map(key → block { ws, size, users }), the oldest first
 
 // the oldest blocks no run holds, until those kept come to KEPT values (the newest always stays)
 function dropUnused(blocks) {
@@ -94,11 +94,9 @@ export function borrowEntries(engine, { count, ...params }) {
       ws.dispose();
       throw err;
     }
-    if (block) {  // fewer entries, replaced: gone now, or when its last run lets go
-      if (block.users === 0) block.ws.dispose();
-      else block.retired = true;
-    }
-    block = { ws, size: count, users: 0, retired: false };
+    // fewer entries, replaced: gone now, or when the last run holding them lets go (release)
+    if (block?.users === 0) block.ws.dispose();
+    block = { ws, size: count, users: 0 };
   }
   blocks.delete(key);
   blocks.set(key, block);
@@ -110,7 +108,7 @@ export function borrowEntries(engine, { count, ...params }) {
       if (!held) return;
       held = false;
       block.users--;
-      if (block.retired && block.users === 0) block.ws.dispose();
+      if (block.users === 0 && blocks.get(key) !== block) block.ws.dispose();  // replaced meanwhile
       dropUnused(blocks);
     },
   };

@@ -48,14 +48,14 @@ export function* initVariance(engine, { dmodel, dk, init, sigma = 0.02, seed, to
   // stay in engine memory, where the projections read them in place
   const x = borrowEntries(engine, { count: (tokens + 1) * dmodel, seed, stream: 0 });
   try {
-    return yield* project(engine, x, { dmodel, dk, init, sigma, seed, tokens, bins, varW });
+    return yield* varianceOfTokens(engine, x, { dmodel, dk, init, sigma, seed, tokens, bins, varW });
   } finally {
     x.release();
   }
 }
 
 // initVariance with its tokens x (borrowEntries) at hand
-function* project(engine, x, { dmodel, dk, init, sigma, seed, tokens, bins, varW }) {
+function* varianceOfTokens(engine, x, { dmodel, dk, init, sigma, seed, tokens, bins, varW }) {
   const { distribution } = INITS[init];
   const std = Math.sqrt(varW);
   // W_Qᵀ and W_Kᵀ, (d_k, d_model) row-major: every product below pairs rows with rows
@@ -65,22 +65,20 @@ function* project(engine, x, { dmodel, dk, init, sigma, seed, tokens, bins, varW
   const heavy = tokens * dmodel * dk > LIGHT_MACS;
   if (heavy) yield { progress: 0.1 };
 
-  // the projections q_t = W_Qᵀx_t and k_t = W_Kᵀx_{t+1}: Q = X (W_Qᵀ)ᵀ, in blocks of tokens when heavy
+  // the projections q_t = W_Qᵀx_t and k_t = W_Kᵀx_{t+1}: Q = X (W_Qᵀ)ᵀ, in blocks of tokens when
+  // heavy; a light run is one block, whose arrays from the engine are q and k themselves
   const projected = (w, t, m) => engine.scores({ q: x.view().subarray(t * dmodel, (t + m) * dmodel), k: w, nq: m, nk: dk, dk: dmodel, scale: 1 });
-  let q, k;
-  if (!heavy) {
-    q = projected(wqT, 0, tokens);
-    k = projected(wkT, 1, tokens);
-  } else {
-    q = new Float32Array(tokens * dk);
-    k = new Float32Array(tokens * dk);
-    const block = Math.max(1, Math.floor(CHUNK_MACS / (dmodel * dk)));
-    for (let t = 0; t < tokens; t += block) {
-      const m = Math.min(block, tokens - t);
-      q.set(projected(wqT, t, m), t * dk);
-      k.set(projected(wkT, t + 1, m), t * dk);
-      yield { progress: 0.1 + (0.75 * (t + m)) / tokens };
+  const block = heavy ? Math.max(1, Math.floor(CHUNK_MACS / (dmodel * dk))) : tokens;
+  let q = null, k = null;
+  for (let t = 0; t < tokens; t += block) {
+    const m = Math.min(block, tokens - t);
+    const qb = projected(wqT, t, m), kb = projected(wkT, t + 1, m);
+    if (m === tokens) [q, k] = [qb, kb];
+    else {
+      (q ??= new Float32Array(tokens * dk)).set(qb, t * dk);
+      (k ??= new Float32Array(tokens * dk)).set(kb, t * dk);
     }
+    if (heavy) yield { progress: 0.1 + (0.75 * (t + m)) / tokens };
   }
   const root = Math.sqrt(dk);
   const scores = engine.rowDots(q, k, tokens, dk).map((v) => v / root);
