@@ -322,7 +322,7 @@ void sample_scores(std::vector<float>& out, double dk_d, double n_d, double rows
   expect_no_overflow(fn, "the scores", {out.data(), out.size()}, 1, "use a smaller scale");
 }
 
-void scores(std::vector<float>& out, Vec<const float> q, Vec<const float> k, double nq_d, double nk_d,
+void scores(Out out_arg, Vec<const float> q, Vec<const float> k, double nq_d, double nk_d,
             double dk_d, double scale) {
   const char* fn = "scores";
   const std::size_t nq = size_arg(fn, "nq", nq_d, kMaxDim), nk = size_arg(fn, "nk", nk_d, kMaxDim),
@@ -333,11 +333,11 @@ void scores(std::vector<float>& out, Vec<const float> q, Vec<const float> k, dou
   const float sc = scale_arg(fn, scale);
   expect_values(fn, "q", q, dk, Values::finite, "q and k must be finite");
   expect_values(fn, "k", k, dk, Values::finite, "q and k must be finite");
-  out.resize(n);
-  const Mat<float> s{out.data(), nq, nk};
+  const Vec<float> out = out_arg.take(fn, n, "nq*nk");
+  const Mat<float> s{out.data, nq, nk};
   matmul_nt(s, Mat<const float>{q.data, nq, dk}, Mat<const float>{k.data, nk, dk});
   attnlab::scale(s, Mat<const float>(s), sc);
-  expect_no_overflow(fn, "the scores", {out.data(), out.size()}, nk, "|q.k| or |scale*q.k| > 3.4e38; use a smaller q, k or scale");
+  expect_no_overflow(fn, "the scores", {out.data, out.size}, nk, "|q.k| or |scale*q.k| > 3.4e38; use a smaller q, k or scale");
 }
 
 void matmul(Out out_arg, Vec<const float> a, Vec<const float> b, double m_d, double k_d, double n_d) {
@@ -354,7 +354,7 @@ void matmul(Out out_arg, Vec<const float> a, Vec<const float> b, double m_d, dou
   expect_no_overflow(fn, "the product", {out.data, out.size}, n, "use a smaller a or b");
 }
 
-void row_dots(std::vector<float>& out, Vec<const float> a, Vec<const float> b, double rows_d, double cols_d) {
+void row_dots(Out out_arg, Vec<const float> a, Vec<const float> b, double rows_d, double cols_d) {
   const char* fn = "rowDots";
   const std::size_t rows = size_arg(fn, "rows", rows_d, kMaxElements), cols = size_arg(fn, "cols", cols_d, kMaxElements);
   const std::size_t n = product(fn, "rows*cols", rows, cols);
@@ -362,9 +362,9 @@ void row_dots(std::vector<float>& out, Vec<const float> a, Vec<const float> b, d
   expect_len(fn, "b", b, n, "rows*cols");
   expect_values(fn, "a", a, cols, Values::finite, "a and b must be finite");
   expect_values(fn, "b", b, cols, Values::finite, "a and b must be finite");
-  out.resize(rows);
-  for (std::size_t i = 0; i < rows; ++i) out[i] = dot(Vec<const float>{a.data + i * cols, cols}, Vec<const float>{b.data + i * cols, cols});
-  expect_no_overflow(fn, "the dot products", {out.data(), out.size()}, 1, "use a smaller a or b");
+  const Vec<float> out = out_arg.take(fn, rows, "rows");
+  for (std::size_t i = 0; i < rows; ++i) out.data[i] = dot(Vec<const float>{a.data + i * cols, cols}, Vec<const float>{b.data + i * cols, cols});
+  expect_no_overflow(fn, "the dot products", {out.data, out.size}, 1, "use a smaller a or b");
 }
 
 void softmax_jacobian(std::vector<float>& out, Vec<const float> p) {

@@ -99,12 +99,12 @@ void sample_scores(std::vector<float>& out, double dk, double n, double rows, do
                    double first = 0);
 
 // S = scale · Q Kᵀ (nq, nk) for q (nq, dk), k (nk, dk).
-void scores(std::vector<float>& out, Vec<const float> q, Vec<const float> k, double nq, double nk,
+void scores(Out out, Vec<const float> q, Vec<const float> k, double nq, double nk,
             double dk, double scale);
 // C = A B for a (m, k) and b (k, n), into out (m*n floats).
 void matmul(Out out, Vec<const float> a, Vec<const float> b, double m, double k, double n);
 // out_i = a_i · b_i for a, b of shape (rows, cols): the scores of matched (q, k) pairs.
-void row_dots(std::vector<float>& out, Vec<const float> a, Vec<const float> b, double rows, double cols);
+void row_dots(Out out, Vec<const float> a, Vec<const float> b, double rows, double cols);
 // J = diag(p) − p pᵀ (n, n) for p of length n.
 void softmax_jacobian(std::vector<float>& out, Vec<const float> p);
 // count entries of stream `stream`, into out (a vector, or a lent block of count floats).

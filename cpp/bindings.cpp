@@ -203,13 +203,13 @@ std::string sample_scores(double dk, double n, double rows, double scale, double
   return guarded([&] { api::sample_scores(out_f32[0], dk, n, rows, scale, seed, first); });
 }
 std::string scores(double nq, double nk, double dk, double scale) {
-  return guarded([&] { api::scores(out_f32[0], in(0), in(1), nq, nk, dk, scale); });
+  return guarded([&] { api::scores(out(0, "out"), in(0), in(1), nq, nk, dk, scale); });
 }
 std::string matmul(double m, double k, double n) {
   return guarded([&] { api::matmul(out(0, "out"), in(0), in(1), m, k, n); });
 }
 std::string row_dots(double rows, double cols) {
-  return guarded([&] { api::row_dots(out_f32[0], in(0), in(1), rows, cols); });
+  return guarded([&] { api::row_dots(out(0, "out"), in(0), in(1), rows, cols); });
 }
 std::string softmax_jacobian() {
   return guarded([&] { api::softmax_jacobian(out_f32[0], in(0)); });

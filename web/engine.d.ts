@@ -159,12 +159,12 @@ export interface Engine {
    *  ‖q‖·z with ‖q‖² ~ χ²_dk (the same distribution: given q the scores are i.i.d. N(0, ‖q‖²)) from RNG stream first + r; the rows
    *  behind sampleSoftmaxRows. scale defaults to 1/√dk. */
   sampleScores(o: { dk: number; n: number; rows: number; seed: number; scale?: number; first?: number }): Float32Array;
-  /** S = scale·Q Kᵀ (nq, nk); scale defaults to 1/√dk. */
-  scores(o: { q: Float32Array; k: Float32Array; nq: number; nk: number; dk: number; scale?: number }): Float32Array;
+  /** S = scale·Q Kᵀ (nq, nk); scale defaults to 1/√dk; with `out` (nq*nk floats), S goes there and `out` is returned. */
+  scores(o: { q: Float32Array; k: Float32Array; nq: number; nk: number; dk: number; scale?: number; out?: Float32Array }): Float32Array;
   /** C = A B for a (m, k) and b (k, n), row-major; with `out` (m*n floats), C goes there and `out` is returned. */
   matmul(a: Float32Array, b: Float32Array, m: number, k: number, n: number, o?: { out?: Float32Array }): Float32Array;
-  /** out_i = a_i · b_i for a, b of shape (rows, cols), row-major. */
-  rowDots(a: Float32Array, b: Float32Array, rows: number, cols: number): Float32Array;
+  /** d_i = a_i · b_i for a, b of shape (rows, cols), row-major; with `out` (rows floats), d goes there and `out` is returned. */
+  rowDots(a: Float32Array, b: Float32Array, rows: number, cols: number, o?: { out?: Float32Array }): Float32Array;
   /** J = diag(p) − p pᵀ, (n, n) row-major, for a probability vector p of length n. */
   softmaxJacobian(p: Float32Array): Float32Array;
   /** `count` entries from one RNG stream. */

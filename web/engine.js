@@ -332,10 +332,11 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       for (const [name, value] of [['nq', nq], ['nk', nk], ['dk', dk]]) sizeArg(fn, name, value, MAX_DIM);
       expectLength(fn, 'q', q, product(fn, 'nq*dk', nq, dk), 'nq*dk');
       expectLength(fn, 'k', k, product(fn, 'nk*dk', nk, dk), 'nk*dk');
-      product(fn, 'nq*nk', nq, nk);
+      const plan = planOutput(outOption(fn, o, product(fn, 'nq*nk', nq, nk), 'nq*nk'));
       writeInputs([[0, q], [1, k]]);
+      const read = lendOutput(0, plan);
       check(M.scores(nq, nk, dk, scale));
-      return readF32(0);
+      return read();
     },
 
     matmul(a, b, m, k, n, o) {
@@ -353,7 +354,7 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       return read();
     },
 
-    rowDots(a, b, rows, cols) {
+    rowDots(a, b, rows, cols, o) {
       const fn = 'rowDots';
       requireArray(fn, 'a', a);
       requireArray(fn, 'b', b);
@@ -362,9 +363,11 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       const n = rowsCols(fn, rows, cols);
       expectLength(fn, 'a', a, n, 'rows*cols');
       expectLength(fn, 'b', b, n, 'rows*cols');
+      const plan = planOutput(outOption(fn, o, rows, 'rows'));
       writeInputs([[0, a], [1, b]]);
+      const read = lendOutput(0, plan);
       check(M.rowDots(rows, cols));
-      return readF32(0);
+      return read();
     },
 
     softmaxJacobian(p) {

@@ -55,6 +55,28 @@ describe.each(Object.entries(engines))('%s build', (_, engine) => {
     ws.dispose();
   });
 
+  it('scores and rowDots fill a caller-provided out array (or a workspace view, in place), return it, and equal the copying path bit for bit', () => {
+    const K = randomF32(4 * 9, 7);
+    const calls = [
+      ['scores', 12, 'nq*nk', (o) => engine.scores({ q: X, k: K, nq: 3, nk: 4, dk: 9, scale: 0.5, ...o })],
+      ['rowDots', 3, 'rows', (o) => engine.rowDots(X, X.map((v) => -v), 3, 9, o)],
+    ];
+    for (const [fn, n, expr, call] of calls) {
+      const fresh = call();
+      const out = new Float32Array(n).fill(NaN);
+      expect(call({ out })).toBe(out);
+      expect(out).toEqual(fresh);
+      const ws = engine.workspace({ out: n });
+      const placed = call({ out: ws.out });
+      expect(placed).toEqual(fresh);
+      expect(placed.byteOffset).toBe(ws.out.byteOffset);
+      expect(errorOf(() => call({ out: new Float32Array(n + 1) })))
+        .toMatchObject({ code: 'SHAPE_MISMATCH', message: `${fn}: out has ${n + 1} elements, expected ${expr} = ${n}` });
+      expect(errorOf(() => call({ out: [1, 2] })).name).toBe('TypeError');
+      ws.dispose();
+    }
+  });
+
   it('sampleEntries fills a caller-provided out array (or a workspace view, in place), returns it, and equals the copying path bit for bit', () => {
     const o = { count: 37, seed: 3, stream: 2, distribution: 'uniform', std: 0.5 };
     const fresh = engine.sampleEntries(o);

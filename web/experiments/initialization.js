@@ -54,43 +54,56 @@ export function* initVariance(engine, { dmodel, dk, init, sigma = 0.02, seed, to
   }
 }
 
-// initVariance with its tokens x (borrowEntries) at hand
+// initVariance with its tokens x (borrowEntries) at hand. Every array of the run lives in one
+// workspace of engine memory (W_Qᵀ, W_Kᵀ, Q, K, the scores and the Gram matrices): the engine
+// writes and reads them in place, and no run touches fresh JavaScript memory for them.
 function* varianceOfTokens(engine, x, { dmodel, dk, init, sigma, seed, tokens, bins, varW }) {
+  const ws = engine.workspace({ wqT: dmodel * dk, wkT: dmodel * dk, q: tokens * dk, k: tokens * dk, score: tokens, gq: dk * dk, gk: dk * dk });
+  try {
+    return yield* varianceIn(engine, x, ws, { dmodel, dk, init, sigma, seed, tokens, bins, varW });
+  } finally {
+    ws.dispose();
+  }
+}
+
+// (views of ws and x are read again after each engine call: memory growth detaches older ones)
+function* varianceIn(engine, x, ws, { dmodel, dk, init, sigma, seed, tokens, bins, varW }) {
   const { distribution } = INITS[init];
   const std = Math.sqrt(varW);
   // W_Qᵀ and W_Kᵀ, (d_k, d_model) row-major: every product below pairs rows with rows
   // (engine.scores, A Bᵀ), so nothing is transposed or copied here
-  const wqT = engine.sampleEntries({ count: dmodel * dk, seed, stream: 1, distribution, std });
-  const wkT = engine.sampleEntries({ count: dmodel * dk, seed, stream: 2, distribution, std });
+  engine.sampleEntries({ count: dmodel * dk, seed, stream: 1, distribution, std, out: ws.wqT });
+  engine.sampleEntries({ count: dmodel * dk, seed, stream: 2, distribution, std, out: ws.wkT });
   const heavy = tokens * dmodel * dk > LIGHT_MACS;
   if (heavy) yield { progress: 0.1 };
 
   // the projections q_t = W_Qᵀx_t and k_t = W_Kᵀx_{t+1}: Q = X (W_Qᵀ)ᵀ, in blocks of tokens when
-  // heavy; a light run is one block, whose arrays from the engine are q and k themselves
-  const projected = (w, t, m) => engine.scores({ q: x.view().subarray(t * dmodel, (t + m) * dmodel), k: w, nq: m, nk: dk, dk: dmodel, scale: 1 });
+  // heavy (a light run is one block)
+  const project = (w, into, t, m, from) => engine.scores({
+    q: x.view().subarray((t + from) * dmodel, (t + from + m) * dmodel), k: ws[w],
+    nq: m, nk: dk, dk: dmodel, scale: 1, out: ws[into].subarray(t * dk, (t + m) * dk),
+  });
   const block = heavy ? Math.max(1, Math.floor(CHUNK_MACS / (dmodel * dk))) : tokens;
-  let q = null, k = null;
   for (let t = 0; t < tokens; t += block) {
     const m = Math.min(block, tokens - t);
-    const qb = projected(wqT, t, m), kb = projected(wkT, t + 1, m);
-    if (m === tokens) [q, k] = [qb, kb];
-    else {
-      (q ??= new Float32Array(tokens * dk)).set(qb, t * dk);
-      (k ??= new Float32Array(tokens * dk)).set(kb, t * dk);
-    }
+    project('wqT', 'q', t, m, 0);
+    project('wkT', 'k', t, m, 1);
     if (heavy) yield { progress: 0.1 + (0.75 * (t + m)) / tokens };
   }
+  const scores = engine.rowDots(ws.q, ws.k, tokens, dk, { out: ws.score });
   const root = Math.sqrt(dk);
-  const scores = engine.rowDots(q, k, tokens, dk).map((v) => v / root);
+  for (let i = 0; i < tokens; i++) scores[i] /= root;
 
   // given this draw of W: ‖W‖²_F as one long dot product, and the Gram matrices W_QᵀW_Q, W_KᵀW_K
-  const normSq = (w) => engine.rowDots(w, w, 1, w.length)[0];
-  const gram = (wT) => engine.scores({ q: wT, k: wT, nq: dk, nk: dk, dk: dmodel, scale: 1 });
-  const trace = engine.rowDots(gram(wqT), gram(wkT), 1, dk * dk)[0];   // Σ_ij (G_Q)_ij (G_K)_ij = tr(G_Q G_K), both symmetric
+  const normSq = (w) => engine.rowDots(ws[w], ws[w], 1, dmodel * dk)[0];
+  const gram = (w, into) => engine.scores({ q: ws[w], k: ws[w], nq: dk, nk: dk, dk: dmodel, scale: 1, out: ws[into] });
+  gram('wqT', 'gq');
+  gram('wkT', 'gk');
+  const trace = engine.rowDots(ws.gq, ws.gk, 1, dk * dk)[0];   // Σ_ij (G_Q)_ij (G_K)_ij = tr(G_Q G_K), both symmetric
 
   const sigmaQ2 = dmodel * varW;
   const formula = { weight: varW, q: sigmaQ2, k: sigmaQ2, score: sigmaQ2 * sigmaQ2 };
-  const given = { q: normSq(wqT) / dk, k: normSq(wkT) / dk, score: trace / dk };
+  const given = { q: normSq('wqT') / dk, k: normSq('wkT') / dk, score: trace / dk };
   // the histogram's range: at least ±4 standard deviations of the scores given these weights, and
   // the same for every draw whose given variance is within 1.25× the formula's (most seeds), so a
   // new seed redraws the bars on the same axes
@@ -98,10 +111,10 @@ function* varianceOfTokens(engine, x, { dmodel, dk, init, sigma, seed, tokens, b
   return {
     dmodel, dk, init, sigma, seed, tokens, distribution, formula, given,
     x: engine.describe(x.view().subarray(0, tokens * dk)),   // as many entries as q has: a check of the premise
-    q: engine.describe(q),
-    k: engine.describe(k),
-    score: engine.describe(scores, { bins, lo: -spread, hi: spread }),
-    weights: engine.describe(wqT),
+    q: engine.describe(ws.q),
+    k: engine.describe(ws.k),
+    score: engine.describe(ws.score, { bins, lo: -spread, hi: spread }),
+    weights: engine.describe(ws.wqT),
   };
 }
 
