@@ -8,6 +8,7 @@
 // what the page waits for. The builds' curves are compared first: a fast wrong answer cannot pass.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median, timeInterleaved } from './timing.mjs';
 import { createEngine, TRAIN_DEFAULTS, TRAIN_VARIANTS } from '../web/engine.js';
@@ -78,7 +79,7 @@ else {
 // training-ablation step plays its default configuration (web/steps/training-ablation.js) as soon
 // as it is shown; the worker's time for the whole run, and the time from the step's first request
 // to its last redraw, medians of 3 page loads.
-const dist = process.env.ATTNLAB_DIST || 'dist';
+const dist = resolve(process.env.ATTNLAB_DIST || 'dist');  // absolute: Vite resolves a relative outDir against its root, web/
 if (existsSync(`${dist}/index.html`) && !process.argv.includes('--json')) {
   const { preview } = await import('vite');
   const { chromium } = await import('playwright-core');
