@@ -87,10 +87,13 @@ describe('redraws keep their nodes', () => {
   const svgs = (page, id) => page.evaluateHandle((s) => [...document.querySelectorAll(`#${s} figure.live svg`)], id);
   const sameNodes = (page, a, b) => page.evaluate(([x, y]) => x.length > 0 && x.length === y.length && x.every((n, i) => n === y[i]), [a, b]);
 
-  // [step, the rest of its URL]: each step at its defaults, and two views whose axes once followed
-  // the data: heavy tails' half-widths (now on an axis between powers of ten) and a custom σ whose
-  // Var(q·k/√dₖ) ≈ (512·0.1²)² ≈ 26 lies beyond the rules' 0.1 … 10
-  for (const [id, query = ''] of [['setup'], ['product-variance'], ['dot-variance'], ['softmax-saturation'], ['temperature'],
+  // [step, the rest of its URL]: each step at its defaults, and views whose axes once followed
+  // the data: heavy tails' half-widths (now on an axis between powers of ten), a custom σ whose
+  // Var(q·k/√dₖ) ≈ (512·0.1²)² ≈ 26 lies beyond the rules' 0.1 … 10, a log density axis (which
+  // left out the empty tail bins, different for each seed) and ±1 products (whose two bars are
+  // the data's top, which moves with the seed)
+  for (const [id, query = ''] of [['setup'], ['product-variance'], ['product-variance', '&axis=log&count=1000'],
+    ['product-variance', '&distribution=rademacher'], ['dot-variance'], ['softmax-saturation'], ['temperature'],
     ['initialization'], ['exercises'], ['breaking-assumptions', '&departure=student-t'], ['initialization', '&init=custom&sigma=0.1']]) {
     it(`${id}${query}: a new seed redraws every plot in place`, async () => {
       const { page, errors, close } = await h.open(`?step=${id}${query}`);

@@ -4,12 +4,14 @@
 //   curves: [{ name, pdf, dashed? }]  pdf(x) may return NaN (a gap, e.g. at a spike); solid curves
 //           are drawn in the accent colour, dashed ones (references) in the text colour; a legend
 //           above the plot names them
-//   yLog: a log density axis, which shows the tails; bars with no samples are left out and the
-//         axis starts at half the density of a single sample
+//   yLog: a log density axis, which shows the tails; it starts at half the density of a single
+//         sample, where bars with no samples stand with no height
+// The density axis ends on a nice number (niceCeil) above the data and the curves: another seed
+// or sample size of the same law mostly keeps it, and its bars move in place.
 import * as Plot from '@observablehq/plot';
 import { recentNodes, showMoved } from '../morph.js';
 import { moveRects } from './rects.js';
-import { decades, plot, powerOfTen } from './style.js';
+import { decades, niceCeil, plot, powerOfTen } from './style.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -25,16 +27,17 @@ function legendItem(name, stroke, dashed) {
   for (const [k, v] of [['x1', 1], ['x2', 25], ['y1', 5], ['y2', 5], ['stroke', stroke], ['stroke-width', 2]]) line.setAttribute(k, v);
   if (dashed) line.setAttribute('stroke-dasharray', '5,4');
   svg.append(line);
-  item.append(svg, document.createTextNode(` ${name}`));
+  item.append(svg, document.createTextNode(name));
   return item;
 }
 
-// The bars, the curves' points and the top of the data: what the plot is built from.
+// The bars, the curves' points and the density axis's end: what the plot is built from.
 function layout({ counts, lo, hi, n, curves = [], yLog = false }) {
   const w = (hi - lo) / counts.length;
   const floor = 0.5 / (n * w);
-  const bars = Array.from(counts, (c, b) => ({ x1: lo + b * w, x2: lo + (b + 1) * w, density: c / (n * w) }))
-    .filter((b) => !yLog || b.density > 0);
+  // (on a log axis an empty bar stands on the floor with no height, as Plot draws it there: every
+  // seed then has the same bars, whichever tail bins it happens to fill)
+  const bars = Array.from(counts, (c, b) => ({ x1: lo + b * w, x2: lo + (b + 1) * w, density: yLog && c === 0 ? floor : c / (n * w) }));
   const steps = 320;
   let top = Math.max(...bars.map((b) => b.density));
   const lines = curves.map((c) => Array.from({ length: steps + 1 }, (_, i) => {
@@ -43,7 +46,7 @@ function layout({ counts, lo, hi, n, curves = [], yLog = false }) {
     if (Number.isFinite(y)) top = Math.max(top, y);
     return { x, y: yLog && !(y >= floor) ? NaN : y };
   }));
-  return { floor, bars, lines, top };
+  return { floor, bars, lines, top: niceCeil(top * (yLog ? 1.5 : 1.05)) };
 }
 
 export function densityHistogramPlot(options) {
@@ -59,9 +62,9 @@ export function densityHistogramPlot(options) {
     width, height, marginLeft: 52, marginRight: 12,
     style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
     x: { label: xLabel, domain: [lo, hi] },
-    y: yLog ? { type: 'log', label: 'density (log scale)', grid: true, domain: [floor, top * 1.5],
-      ticks: decades(floor, top * 1.5), tickFormat: powerOfTen }
-      : { label: 'density', grid: true, domain: [0, top * 1.05] },
+    y: yLog ? { type: 'log', label: 'density (log scale)', grid: true, domain: [floor, top],
+      ticks: decades(floor, top), tickFormat: powerOfTen }
+      : { label: 'density', grid: true, domain: [0, top] },
     ariaLabel: ariaLabel ?? defaultLabel(options),
     marks,
   });
@@ -93,7 +96,7 @@ export function showDensityHistogram(container, options, ...after) {
   // the same layout, the same plot but for the bars' heights (and the sample count in the label)
   showMoved(container, drawn, {
     layout: JSON.stringify({ lo, hi, xLabel, yLog, width, height, bins: counts.length, top: l.top,
-      curves: curves.map((c) => [c.name, !!c.dashed]), ...(yLog ? { n, present: l.bars.map((b) => b.x1) } : {}) }),
+      curves: curves.map((c) => [c.name, !!c.dashed]), ...(yLog ? { n } : {}) }),
     move: (node, y) => moveBars(node, y, l.bars, y1, ariaLabel ?? defaultLabel(options)),
     build: () => densityHistogramPlot({ ...options, layout: l }),
     scalesOf: (node) => node.querySelector(':scope > svg')?.scale?.('y'),
