@@ -159,7 +159,7 @@ export function mount(figure, { run, cancel }) {
     running = true;
     at = trained;
     draw();
-    let frame = 0;
+    let frame = 0, drawn = false;
     const r = await run('trainingRun', { config, from: trained, to }, {
       onProgress: (p, chunk) => {
         // after a pause the chunks already on their way are dropped: training stops where the
@@ -167,8 +167,9 @@ export function mount(figure, { run, cancel }) {
         if (ticket !== pending) return;
         figure.progress(p);
         append(chunk);
+        // the first chunk at the next frame, so the curves start as soon as training does; then a
         // redraw at most every 200 ms: the main thread stays free for the reader
-        if (!frame) frame = setTimeout(() => requestAnimationFrame(() => { frame = 0; draw(); }), 200);
+        if (!frame) frame = setTimeout(() => requestAnimationFrame(() => { frame = 0; drawn = true; draw(); }), drawn ? 200 : 0);
       },
     });
     if (ticket !== pending) return false;  // a newer request took over: it draws
