@@ -1,8 +1,8 @@
 // One timed control change, shared by bench/interaction.mjs and bench/interaction-ab.mjs.
 // The control is changed in the page and input → redraw is timed there, so no driver latency
 // counts: a slider moves one stop (up, or down at its end), a select to its next option, a number
-// up by 1. Each change starts from a settled page, as a reader's does: 300 ms and then an idle
-// main thread after the previous one, so its trailing work (the paint, the idle-time URL write,
+// up by 1. Each change starts from a settled page, as a reader's does: 300 ms, no figure of the page
+// computing, and then an idle main thread after the previous one, so its trailing work (the paint, the idle-time URL write,
 // garbage collection) is not charged to the next change. Back to back, the engine's time grew
 // round by round (product-variance's seed: 3.9, 5.9, 9.2, 13.7, 10.1 ms; settled, 2.6–8.7).
 // Returns [ms, the engine's ms, the draw's ms, Plot builds, KaTeX typesets] (the last two counted
@@ -11,6 +11,10 @@ export const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); re
 
 export async function timeChange(page, id, name, round) {
   await page.waitForTimeout(300);
+  // no figure still computing: a neighbour mounted as the step scrolled into view (the training
+  // run, 0.2–1.3 s in the worker, when full-attention or exercises is measured) would otherwise
+  // share the worker and the main thread with this change
+  await page.waitForFunction(() => !document.querySelector('figure.live[data-state="computing"]'), null, { timeout: 60000 });
   await page.evaluate(() => new Promise((res) => requestIdleCallback(res, { timeout: 1000 })));
   return page.evaluate(async ([s, name, r]) => {
       const fig = document.querySelector(`#${s} figure.live`);

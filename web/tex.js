@@ -112,6 +112,7 @@ export function setTex(el, tex, display = false) {
     if (!back) {
       el.replaceChildren(...typeset(tex, display).childNodes);
       drawn.set(el, { key, shape, slots: null, probed: false, recent });
+      probeWhenIdle(el, key, tex, display);
       return el;
     }
     el.replaceChildren(...back.nodes);
@@ -127,10 +128,26 @@ export function setTex(el, tex, display = false) {
     return el;
   }
   morphChildren(el, [...typeset(tex, display).childNodes]);
-  // look for the slots only when a shape comes back (a formula whose shape changes on every redraw
-  // never pays for the probe), and once per shape (one whose numbers cannot be told apart pays once)
+  // the slots of a new shape are looked for in idle time (below); a shape back before that ran
+  // looks for them now, and once per shape (one whose numbers cannot be told apart pays once)
   const again = now?.shape === shape;
   const slots = again && !now.probed ? findSlots(el, tex, display) : null;
   drawn.set(el, { key, shape, slots, probed: again, recent });
+  if (!again) probeWhenIdle(el, key, tex, display);
   return el;
+}
+
+// A shape typeset for the first time has its numbers located once the main thread is idle, off the
+// reader's input: when its numbers change, or it comes back from the recent ones (the mask on and
+// off again), they are rewritten without KaTeX. Before, the probe ran in the redraw that first
+// needed it, which then typeset twice (full-attention's mask toggled back: 4 typesets, now none).
+// Nothing is done if the formula has moved on by then.
+const whenIdle = (fn) => (self.requestIdleCallback ? requestIdleCallback(fn, { timeout: 2000 }) : setTimeout(fn, 50));
+function probeWhenIdle(el, key, tex, display) {
+  whenIdle(() => {
+    const d = drawn.get(el);
+    if (d?.key !== key || d.probed) return;
+    d.slots = findSlots(el, tex, display);
+    d.probed = true;
+  });
 }
