@@ -422,4 +422,21 @@ Description describe(std::vector<std::uint32_t>& counts, Vec<const float> x, dou
   return summary_of(x);
 }
 
+void row_summaries(std::vector<double>& out, Vec<const float> x, double rows_d, double cols_d) {
+  const char* fn = "rowSummaries";
+  const std::size_t rows = size_arg(fn, "rows", rows_d, kMaxElements), cols = size_arg(fn, "cols", cols_d, kMaxElements);
+  expect_len(fn, "x", x, product(fn, "rows*cols", rows, cols), "rows*cols");
+  expect_values(fn, "x", x, cols, Values::finite, "x must be finite");
+  out.resize(4 * rows);
+  std::vector<float> scratch(cols);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const Vec<const float> row{x.data + r * cols, cols};
+    const Summary s = summarize(moments_of(row));
+    out[r] = s.mean;
+    out[rows + r] = s.mean_lo;
+    out[2 * rows + r] = s.mean_hi;
+    out[3 * rows + r] = median_of(row, {scratch.data(), cols});
+  }
+}
+
 }  // namespace attnlab::api

@@ -120,6 +120,12 @@ Description describe(Vec<const float> x);
 Description describe(std::vector<std::uint32_t>& counts, Vec<const float> x, double bins, double lo,
                      double hi);
 
+// Per row of x (rows, cols), row-major: its mean with the mean's 95% interval (as describe gives
+// them) and its median, into out as four columns of `rows` values: the means, the intervals' lower
+// ends, their upper ends, the medians. The statistics of a sweep's per-row values in one call
+// rather than one describe per row.
+void row_summaries(std::vector<double>& out, Vec<const float> x, double rows, double cols);
+
 // ---------------------------------------------------------------------------------------------
 // Training ablation (train.hpp): trainers live here, addressed by a handle, until destroyed.
 // Messages use the JavaScript names: createTrainer, trainer.step, trainer.reset, trainer.curves,

@@ -37,6 +37,7 @@ std::vector<std::uint8_t> in_mask;
 std::vector<float> out_f32[5];
 std::vector<std::uint32_t> out_counts;
 std::array<double, 15> out_summary;
+std::vector<double> out_f64;  // rowSummaries: the means, the intervals' ends, the medians (rows each)
 
 // Workspace blocks by address, and this operation's loans (empty view: none). A block starts on
 // a 64-byte boundary (malloc gives 8 in wasm32): a caller's rows then start where the kernels'
@@ -142,6 +143,7 @@ double output_length(int slot) { return out_slot(slot) ? double(out_f32[slot].si
 std::uintptr_t output_counts() { return reinterpret_cast<std::uintptr_t>(out_counts.data()); }
 double output_counts_length() { return double(out_counts.size()); }
 std::uintptr_t output_summary() { return reinterpret_cast<std::uintptr_t>(out_summary.data()); }
+std::uintptr_t output_f64() { return reinterpret_cast<std::uintptr_t>(out_f64.data()); }
 
 std::string softmax(double rows, double cols, int kind) {
   return guarded([&] { api::softmax(out(0, "out"), in(0), rows, cols, static_cast<api::SoftmaxKind>(kind)); });
@@ -223,6 +225,10 @@ std::string describe(double bins, double lo, double hi) {
   });
 }
 
+std::string row_summaries(double rows, double cols) {
+  return guarded([&] { api::row_summaries(out_f64, in(0), rows, cols); });
+}
+
 // Training ablation: a trainer is state that outlives a call, kept in api.cpp under a handle.
 // trainCreate leaves the new handle for outputHandle(); trainCurves fills out slots 0–4.
 double out_handle = 0;
@@ -263,6 +269,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   function("outputCounts", &output_counts);
   function("outputCountsLength", &output_counts_length);
   function("outputSummary", &output_summary);
+  function("outputF64", &output_f64);
   function("softmax", &softmax);
   function("softmaxBackward", &softmax_backward);
   function("rowStats", &row_stats);
@@ -278,6 +285,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   function("softmaxJacobian", &softmax_jacobian);
   function("rowDots", &row_dots);
   function("describe", &describe);
+  function("rowSummaries", &row_summaries);
   function("outputHandle", &output_handle);
   function("trainCreate", &train_create);
   function("trainStep", &train_step);

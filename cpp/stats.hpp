@@ -44,6 +44,10 @@ struct Tails {
 Tails tails_of(Vec<const float> x, const Moments& m);
 inline Tails tails_of(Vec<const float> x) { return tails_of(x, moments_of(x)); }
 
+// The median of x (n >= 1): the middle value, or the mean of the middle two (in double); `scratch`
+// holds at least n floats, which it leaves in another order.
+double median_of(Vec<const float> x, Vec<float> scratch);
+
 // counts_b = #{x_i in [lo + b·w, lo + (b+1)·w)}, w = (hi − lo)/bins; x = hi goes to the last bin.
 // Values outside [lo, hi] or NaN are not counted (returned: the number left out).
 std::size_t histogram(Vec<std::uint32_t> counts, Vec<const float> x, double lo, double hi);

@@ -4,9 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
+#include <vector>
 #include <limits>
 
 #include "api.hpp"
+#include "rng.hpp"
 #include "support.hpp"
 
 using namespace attnlab;
@@ -148,6 +151,37 @@ TEST_CASE("describe without a histogram gives the same summary and tails, and th
   CHECK(error_of([&] { api::describe({x.data(), 0}); }) == "describe: x must hold at least one value");
   x[2] = std::numeric_limits<float>::infinity();
   CHECK(error_of([&] { api::describe({x.data(), x.size()}); }) == "describe: x[2] is +Infinity: x must be finite");
+}
+
+TEST_CASE("rowSummaries gives each row's mean and interval exactly as describe does, and its median",
+          "[api][eq:softmax-saturation]") {
+  // rows of odd and even length, with ties and unsorted values: the median is the middle value,
+  // or the mean of the middle two
+  const std::size_t cols = GENERATE(1, 2, 5, 6, 64);
+  const std::size_t rows = 3;
+  std::vector<float> x(rows * cols);
+  Rng rng(cols);
+  for (auto& v : x) v = static_cast<float>(std::round(4 * rng.normal()) / 4);  // quarters: ties
+  std::vector<double> out;
+  api::row_summaries(out, {x.data(), x.size()}, rows, cols);
+  REQUIRE(out.size() == 4 * rows);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const Vec<const float> row{x.data() + r * cols, cols};
+    const auto [s, t] = api::describe(row);
+    CHECK(out[r] == s.mean);
+    CHECK(out[rows + r] == s.mean_lo);
+    CHECK(out[2 * rows + r] == s.mean_hi);
+    std::vector<double> sorted(row.data, row.data + cols);
+    std::sort(sorted.begin(), sorted.end());
+    const double median = cols % 2 ? sorted[cols / 2] : (sorted[cols / 2 - 1] + sorted[cols / 2]) / 2;
+    INFO("cols " << cols << " row " << r);
+    CHECK(out[3 * rows + r] == median);
+  }
+  CHECK(error_of([&] { api::row_summaries(out, {x.data(), x.size()}, rows + 1, cols); }) ==
+        "rowSummaries: x has " + std::to_string(x.size()) + " elements, expected rows*cols = " + std::to_string((rows + 1) * cols));
+  x[cols] = std::nanf("");
+  CHECK(error_of([&] { api::row_summaries(out, {x.data(), x.size()}, rows, cols); }) ==
+        "rowSummaries: x[" + std::to_string(cols) + "] (row 1, column 0) is NaN: x must be finite");
 }
 
 TEST_CASE("one draw of scores serves every scale: sampleSoftmaxRows is scoreStats of the scores drawn at scale 1",

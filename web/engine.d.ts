@@ -170,6 +170,9 @@ export interface Engine {
   /** `count` entries from one RNG stream. */
   /** With `out` (count floats), the entries go there and `out` is returned (a workspace view: written in place). */
   sampleEntries(o: SampleOptions & { count: number; stream?: number; out?: Float32Array }): Float32Array;
+  /** Per row of x (rows, cols), row-major: its mean with the mean's 95% interval (as describe gives them) and its
+   *  median (the middle value, or the mean of the middle two), each a Float64Array of `rows` values. */
+  rowSummaries(x: Float32Array, rows: number, cols: number): { mean: Float64Array; meanLo: Float64Array; meanHi: Float64Array; median: Float64Array };
   /** The moments of x with their intervals, and with a range, a histogram too (which costs about as much as the
    *  moments: leave it out when only they are wanted). bins, lo and hi come together or not at all. */
   describe(x: Float32Array): Description;

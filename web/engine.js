@@ -409,6 +409,20 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
       };
     },
 
+    rowSummaries(x, rows, cols) {
+      const fn = 'rowSummaries';
+      requireArray(fn, 'x', x);
+      requireNumber(fn, 'rows', rows);
+      requireNumber(fn, 'cols', cols);
+      expectLength(fn, 'x', x, rowsCols(fn, rows, cols), 'rows*cols');
+      writeInputs([[0, x]]);
+      check(M.rowSummaries(rows, cols));
+      // four columns of `rows` values, copied out at once and viewed one by one
+      const at = M.outputF64() >>> 3, all = M.HEAPF64.slice(at, at + 4 * rows);
+      const column = (c) => all.subarray(c * rows, (c + 1) * rows);
+      return { mean: column(0), meanLo: column(1), meanHi: column(2), median: column(3) };
+    },
+
     /** A trainer of the four scalings side by side (see TRAIN_DEFAULTS for the options). */
     createTrainer: (o) => makeTrainer(M, check, readF32, o),
     trainDefaults: TRAIN_DEFAULTS,

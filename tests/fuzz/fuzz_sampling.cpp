@@ -1,6 +1,6 @@
 // libFuzzer harness: the sampling entry points of the checked API (api.hpp): sampleDotProducts
-// (distribution, mean, std, df, rho, layernorm, first), sampleSoftmaxRows, sampleEntries and
-// describe, up to three calls per input, at small sizes: a call whose accepted sizes multiply
+// (distribution, mean, std, df, rho, layernorm, first), sampleSoftmaxRows, sampleEntries,
+// describe and rowSummaries, up to three calls per input, at small sizes: a call whose accepted sizes multiply
 // to more than kBudget normal draws is skipped (over_budget), not run. The API itself accepts
 // dk·count up to 2^40 (about 10 hours natively) and rows·n·dk up to 2^48.
 //   Every call returns or throws ApiError (fuzz_input.hpp: call). When it returns:
@@ -13,7 +13,9 @@
 //     three >= 0, and row r depends on first + r only (same shift check);
 //   - sampleEntries is finite;
 //   - describe: n is x's length, the counts sum to the number of x in [lo, hi], the mean lies
-//     within [min x, max x], the variance is >= 0.
+//     within [min x, max x], the variance is >= 0;
+//   - rowSummaries: per row, the mean lies within the row's range and inside its interval, and
+//     the median has at most half the row below it and at most half above it.
 // Run: bash tools/fuzz.sh 60 sampling
 #include <cstddef>
 #include <cstdint>
@@ -50,7 +52,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static std::vector<float> rows_out[5], rows_shifted[5];
   static std::vector<std::uint32_t> counts;
   for (int call = 0; call < 3 && (call == 0 || !in.empty()); ++call) {
-    switch (in.byte() % 5) {
+    switch (in.byte() % 6) {
       case 0: {  // sampleDotProducts
         const char* fn = "sampleDotProducts";
         Distribution d;
@@ -156,6 +158,27 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         // mean of t_i² with mean of t_i = 1 (t_i = d_i²/m₂): at least 1 by Jensen, unless x is constant
         FUZZ_CHECK(t.kurtosis >= 1 - 1e-9 || (std::isnan(t.kurtosis) && mn == mx), "describe: kurtosis " + str(t.kurtosis));
         FUZZ_CHECK(t.fourth >= 0, "describe: E[x⁴] = " + str(t.fourth));
+        break;
+      }
+      case 5: {  // rowSummaries
+        const double rows = in.size(), cols = in.size();
+        const std::vector<float> x = in.floats(rows * cols);
+        static std::vector<double> sums;
+        if (!fuzz::call("rowSummaries", [&] { api::row_summaries(sums, {x.data(), x.size()}, rows, cols); })) break;
+        const auto R = std::size_t(rows), C = std::size_t(cols);
+        FUZZ_CHECK(sums.size() == 4 * R, "rowSummaries length " + str(double(sums.size())) + " for rows " + str(rows));
+        for (std::size_t r = 0; r < R; ++r) {
+          const float* row = x.data() + r * C;
+          const double mn = *std::min_element(row, row + C), mx = *std::max_element(row, row + C);
+          const double slack = 1e-9 * std::max(std::abs(mn), std::abs(mx));
+          const double mean = sums[r], lo = sums[R + r], hi = sums[2 * R + r], median = sums[3 * R + r];
+          FUZZ_CHECK(mean >= mn - slack && mean <= mx + slack, "rowSummaries: mean " + str(mean) + " outside [" + str(mn) + ", " + str(mx) + "]");
+          FUZZ_CHECK(lo <= mean && mean <= hi, "rowSummaries: mean " + str(mean) + " outside its interval");
+          FUZZ_CHECK(median >= mn && median <= mx, "rowSummaries: median " + str(median) + " outside [" + str(mn) + ", " + str(mx) + "]");
+          std::size_t below = 0, above = 0;
+          for (std::size_t c = 0; c < C; ++c) below += row[c] < median, above += row[c] > median;
+          FUZZ_CHECK(2 * below <= C && 2 * above <= C, "rowSummaries: median " + str(median) + " is not in the middle of row " + str(double(r)));
+        }
         break;
       }
     }

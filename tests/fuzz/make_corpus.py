@@ -110,6 +110,8 @@ def sampling_corpus():
         seeds.append(bytes([2]) + default_dist(kind) + size(10) + bytes([0, 1, 0, 2]))
     for n, bins in [(1, 1), (5, 4), (20, 8)]:
         seeds.append(bytes([3]) + size(n) + floats(randoms(n, 5)) + size(bins) + flag(0) + flag(0))
+    for rows, cols in [(1, 1), (2, 3), (3, 4)]:
+        seeds.append(bytes([5]) + size(rows) + size(cols) + floats(randoms(rows * cols, 7)))
     return seeds
 
 

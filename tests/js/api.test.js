@@ -417,6 +417,30 @@ describe('describe', () => {
   });
 });
 
+describe('rowSummaries', () => {
+  it("gives each row's mean and interval exactly as describe does, and the median of the sorted row", () => {
+    for (const cols of [1, 4, 7]) {
+      const x = f32(Array.from(randomF32(3 * cols, cols, -2, 2), (v) => Math.round(4 * v) / 4));  // ties
+      const s = engine.rowSummaries(x, 3, cols);
+      for (const k of ['mean', 'meanLo', 'meanHi', 'median']) expect(s[k]).toBeInstanceOf(Float64Array);
+      for (let r = 0; r < 3; r++) {
+        const row = x.subarray(r * cols, (r + 1) * cols), d = engine.describe(row);
+        expect([s.mean[r], s.meanLo[r], s.meanHi[r]]).toEqual([d.mean, ...d.meanCI]);
+        const sorted = Array.from(row).sort((a, b) => a - b), m = cols >> 1;
+        expect(s.median[r]).toBe(cols % 2 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2);
+      }
+    }
+  });
+
+  it('refuses a wrong length or a non-finite value, naming them, and stays usable', () => {
+    const x = f32([1, 2, 3, 4, 5, 6]);
+    expect(() => engine.rowSummaries(x, 4, 2)).toThrow('rowSummaries: x has 6 elements, expected rows*cols = 8');
+    expect(() => engine.rowSummaries([1, 2], 1, 2)).toThrow(TypeError);
+    expect(() => engine.rowSummaries(f32([1, 2, Infinity, 4]), 2, 2)).toThrow(/^rowSummaries: x\[2\] \(row 1, column 0\) is \+Infinity: x must be finite/);
+    expect(Array.from(engine.rowSummaries(x, 2, 3).median)).toEqual([2, 5]);
+  });
+});
+
 // ---------------------------------------------------------------- errors
 
 // A correct call per method and a check of its result against the math (or, for the RNG, against
@@ -467,6 +491,11 @@ const GOOD = {
     // bins of width 4/3 over [-1, 3]: {-1, 0, -0.25} | {0.5} | {2, 3 (= hi, into the last bin)}
     expect(Array.from(d.counts)).toEqual([3, 1, 2]);
     expect(Math.abs(d.variance - twoPass(SX).variance)).toBeLessThan(1e-12);
+  }],
+  // SX as 2 rows of 3: [0.5, −1, 2] and [3, 0, −0.25]
+  rowSummaries: [[SX, 2, 3], (s) => {
+    expectClose(s.mean, [0.5, 2.75 / 3], { abs: 1e-12 }, 'rowSummaries mean');
+    expect(Array.from(s.median)).toEqual([0.5, 0]);
   }],
 };
 
@@ -633,6 +662,12 @@ const CASES = {
     ...[[1, 1], [3, -1], [NaN, 1], [0, Infinity], [-Infinity, 0]].map(([lo, hi]) =>
       [`[lo, hi] = [${lo}, ${hi}]`, [SX, { bins: 3, lo, hi }], RangeError, 'BAD_VALUE', '[lo, hi]']),
     ['lo is a string', [SX, { bins: 3, lo: '0', hi: 1 }], TypeError, undefined, 'lo'],
+  ],
+  rowSummaries: [
+    ...arrayCases('x', (x) => [x, 2, 3], new Float32Array(5)),
+    ...sizeCases('rows', (r) => [SX, r, 3], 2 ** 25),
+    ...sizeCases('cols', (c) => [SX, 2, c], 2 ** 25),
+    ...[NaN, Infinity].map((v) => [`a value is ${v}`, [SX.map((x, i) => (i === 4 ? v : x)), 2, 3], RangeError, 'BAD_VALUE', 'x must be finite']),
   ],
 };
 

@@ -42,7 +42,12 @@ function memoized(engine, kind, key, compute) {
 // then the scores as ‖q‖·z (given q they are i.i.d. N(0, ‖q‖²), as q·k_j is for random
 // keys; see cpp/sampling.hpp), and scoreStats scales them as sampleSoftmaxRows would, bit for bit.
 export function* softmaxRowsChunked(engine, { dk, n, rows, seed, scales, onChunk }) {
-  const outs = scales.map(() => Object.fromEntries(STATS.map((s) => [s, new Float32Array(rows)])));
+  // one matrix (scales × STATS rows of `rows` values), so that the sweep summarises it in one call
+  const all = new Float32Array(scales.length * STATS.length * rows);
+  const outs = scales.map((_, i) => Object.fromEntries(STATS.map((s, k) => {
+    const at = (i * STATS.length + k) * rows;
+    return [s, all.subarray(at, at + rows)];
+  })));
   const per = Math.max(1, Math.floor(CHUNK / rowDraws(n)));
   for (let first = 0; first < rows; first += per) {
     const count = Math.min(per, rows - first);
@@ -58,20 +63,8 @@ export function* softmaxRowsChunked(engine, { dk, n, rows, seed, scales, onChunk
     const progress = onChunk?.(count * rowDraws(n));
     if (fresh && progress !== undefined) yield { progress };
   }
-  return outs;
+  return Object.assign(outs, { all });
 }
-
-// Mean and 95% interval of per-row values, from engine.describe.
-function meanCI(engine, x) {
-  const d = engine.describe(x);
-  return { mean: d.mean, lo: d.meanCI[0], hi: d.meanCI[1] };
-}
-
-const median = (x) => {
-  const s = Float64Array.from(x).sort();
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 // (eq:softmax-saturation, eq:vanishing-gradients, eq:scaling-choices) For every d_k in `dks` and
 // every named scale, `rows` random queries against n random keys (the same draws for every scale:
@@ -90,15 +83,17 @@ export function* softmaxSweep(engine, { n, rows, seed, scales = ['none', 'sqrt']
   for (const dk of dks) {
     const multipliers = scales.map((name) => SCALES[name](dk));
     const perScale = yield* softmaxRowsChunked(engine, { dk, n, rows, seed, scales: multipliers, onChunk });
+    // every statistic of every scale over the rows: mean, 95% interval and median, in one call
+    const sum = engine.rowSummaries(perScale.all, scales.length * STATS.length, rows);
     scales.forEach((name, i) => {
       const series = result.scales[name], r = perScale[i];
-      for (const s of STATS) {
-        const { mean, lo, hi } = meanCI(engine, r[s]);
-        series[s].mean.push(mean);
-        series[s].lo.push(lo);
-        series[s].hi.push(hi);
-        series[s].median.push(median(r[s]));
-      }
+      STATS.forEach((s, k) => {
+        const at = i * STATS.length + k;
+        series[s].mean.push(sum.mean[at]);
+        series[s].lo.push(sum.meanLo[at]);
+        series[s].hi.push(sum.meanHi[at]);
+        series[s].median.push(sum.median[at]);
+      });
       series.oneHot.push(r.nonmaxGrad.reduce((c, g) => c + (g === 0), 0));
       series.scale.push(multipliers[i]);
     });
