@@ -151,13 +151,19 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
     return o.out;
   }
 
+  // A (rows, cols) row-major input of fn named `name`, checked; returns rows*cols.
+  function matrixArg(fn, name, x, rows, cols) {
+    requireArray(fn, name, x);
+    requireNumber(fn, 'rows', rows);
+    requireNumber(fn, 'cols', cols);
+    const n = rowsCols(fn, rows, cols);
+    expectLength(fn, name, x, n, 'rows*cols');
+    return n;
+  }
+
   function softmaxLike(fn) {
     return (x, rows, cols, o) => {
-      requireArray(fn, 'x', x);
-      requireNumber(fn, 'rows', rows);
-      requireNumber(fn, 'cols', cols);
-      const n = rowsCols(fn, rows, cols);
-      expectLength(fn, 'x', x, n, 'rows*cols');
+      const n = matrixArg(fn, 'x', x, rows, cols);
       const plan = planOutput(outOption(fn, o, n));
       writeInputs([[0, x]]);
       const read = lendOutput(0, plan);
@@ -249,11 +255,7 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
     attentionBackward: (o) => attentionCall('attentionBackward', o, true),
 
     rowStats(p, rows, cols) {
-      const fn = 'rowStats';
-      requireArray(fn, 'p', p);
-      requireNumber(fn, 'rows', rows);
-      requireNumber(fn, 'cols', cols);
-      expectLength(fn, 'p', p, rowsCols(fn, rows, cols), 'rows*cols');
+      matrixArg('rowStats', 'p', p, rows, cols);
       writeInputs([[0, p]]);
       check(M.rowStats(rows, cols));
       return readF32s('max', 'entropy');
@@ -410,11 +412,7 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
     },
 
     rowSummaries(x, rows, cols) {
-      const fn = 'rowSummaries';
-      requireArray(fn, 'x', x);
-      requireNumber(fn, 'rows', rows);
-      requireNumber(fn, 'cols', cols);
-      expectLength(fn, 'x', x, rowsCols(fn, rows, cols), 'rows*cols');
+      matrixArg('rowSummaries', 'x', x, rows, cols);
       writeInputs([[0, x]]);
       check(M.rowSummaries(rows, cols));
       // four columns of `rows` values, copied out at once and viewed one by one
