@@ -159,7 +159,7 @@ export function mount(figure, { run, cancel }) {
     running = true;
     at = trained;
     draw();
-    let frame = 0, drawn = false;
+    let frame = 0, raf = 0, drawn = false;
     const r = await run('trainingRun', { config, from: trained, to }, {
       onProgress: (p, chunk) => {
         // after a pause the chunks already on their way are dropped: training stops where the
@@ -169,11 +169,12 @@ export function mount(figure, { run, cancel }) {
         append(chunk);
         // the first chunk at the next frame, so the curves start as soon as training does; then a
         // redraw at most every 200 ms: the main thread stays free for the reader
-        if (!frame) frame = setTimeout(() => requestAnimationFrame(() => { frame = 0; drawn = true; draw(); }), drawn ? 200 : 0);
+        if (!frame) frame = setTimeout(() => { raf = requestAnimationFrame(() => { frame = raf = 0; drawn = true; draw(); }); }, drawn ? 200 : 0);
       },
     });
     if (ticket !== pending) return false;  // a newer request took over: it draws
     clearTimeout(frame);
+    cancelAnimationFrame(raf);  // a streamed redraw still waiting would only repeat the last one
     running = false;
     append(r);
     draw();
