@@ -37,12 +37,13 @@ function memoized(engine, kind, key, compute) {
 }
 
 // Per-row statistics of softmax(scale · K q) for rows 0 … rows−1 (row r = RNG stream r), for each
-// of `scales`, in chunks; yields progress only after real work. Returns, per scale, { maxWeight,
-// entropy, … } Float32Arrays. A row is drawn once for all the scales: the engine draws ‖q‖² and
+// of `scales`, in chunks; yields progress only after real work. Returns { perScale: per scale
+// { maxWeight, entropy, … } Float32Arrays, all: the matrix they are rows of (scales × STATS rows of
+// `rows` values) }. A row is drawn once for all the scales: the engine draws ‖q‖² and
 // then the scores as ‖q‖·z (given q they are i.i.d. N(0, ‖q‖²), as q·k_j is for random
 // keys; see cpp/sampling.hpp), and scoreStats scales them as sampleSoftmaxRows would, bit for bit.
 export function* softmaxRowsChunked(engine, { dk, n, rows, seed, scales, onChunk }) {
-  // one matrix (scales × STATS rows of `rows` values), so that the sweep summarises it in one call
+  // one matrix, so that the sweep summarises it in one call
   const all = new Float32Array(scales.length * STATS.length * rows);
   const outs = scales.map((_, i) => Object.fromEntries(STATS.map((s, k) => {
     const at = (i * STATS.length + k) * rows;
@@ -63,7 +64,7 @@ export function* softmaxRowsChunked(engine, { dk, n, rows, seed, scales, onChunk
     const progress = onChunk?.(count * rowDraws(n));
     if (fresh && progress !== undefined) yield { progress };
   }
-  return Object.assign(outs, { all });
+  return { perScale: outs, all };
 }
 
 // (eq:softmax-saturation, eq:vanishing-gradients, eq:scaling-choices) For every d_k in `dks` and
@@ -82,9 +83,9 @@ export function* softmaxSweep(engine, { n, rows, seed, scales = ['none', 'sqrt']
   }
   for (const dk of dks) {
     const multipliers = scales.map((name) => SCALES[name](dk));
-    const perScale = yield* softmaxRowsChunked(engine, { dk, n, rows, seed, scales: multipliers, onChunk });
+    const { perScale, all } = yield* softmaxRowsChunked(engine, { dk, n, rows, seed, scales: multipliers, onChunk });
     // every statistic of every scale over the rows: mean, 95% interval and median, in one call
-    const sum = engine.rowSummaries(perScale.all, scales.length * STATS.length, rows);
+    const sum = engine.rowSummaries(all, scales.length * STATS.length, rows);
     scales.forEach((name, i) => {
       const series = result.scales[name], r = perScale[i];
       STATS.forEach((s, k) => {
