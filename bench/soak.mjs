@@ -48,6 +48,7 @@ export function soakCalls(engine, d = DEFAULTS) {
     ['rowDots', () => engine.rowDots(qs, ks, d.pairs, d.dk), () => engine.rowDots(qs, ks, d.pairs, -1)],
     ['softmaxJacobian', () => engine.softmaxJacobian(jp), () => engine.softmaxJacobian(new Float32Array(0))],
     ['describe', () => engine.describe(dots, { bins: 40, lo: -4, hi: 4 }), () => engine.describe(dots, { bins: 40, lo: 1, hi: 1 })],
+    ['rowSummaries', () => engine.rowSummaries(x, d.rows, d.cols), () => engine.rowSummaries(x, d.rows, d.cols + 1)],
     ['sampleEntries', () => engine.sampleEntries({ seed: 1, count: d.dmodel * d.dk }), () => engine.sampleEntries({ seed: -1, count: 10 })],
     ['sampleDotProducts', () => engine.sampleDotProducts(sample), () => engine.sampleDotProducts({ ...sample, dk: 2 ** 20 })],
     ['sampleSoftmaxRows', () => engine.sampleSoftmaxRows({ dk: d.dk, n: d.cols, rows: d.rows, seed: 1 }), () => engine.sampleSoftmaxRows({ dk: d.dk, n: d.cols, rows: d.rows, seed: 1, scale: NaN })],
