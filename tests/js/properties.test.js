@@ -609,6 +609,28 @@ describe(`properties of the JS API (${RUNS} random argument sets per function, s
     });
   });
 
+  it("rowSummaries: each row's mean to 1e-12 of its scale, its interval ± 1.96·s/√cols, its median exactly", () => {
+    const arb = fc.record({ rows: sizeArb(MAX_ELEMENTS, 5), cols: sizeArb(MAX_ELEMENTS, 20) }).chain(({ rows, cols }) =>
+      fc.record({ rows: fc.constant(rows), cols: fc.constant(cols), x: arrayArb(isSize(rows, MAX_ELEMENTS) && isSize(cols, MAX_ELEMENTS) ? rows * cols : undefined, { m: 100 }) }));
+    property(arb, ({ rows, cols, x }) => {
+      const reasons = stages(() => rowsColsReasons(['x'], [['x', x]], rows, cols), () => valueReasons('x', x));
+      judge('rowSummaries', [x, rows, cols], reasons, (s) => {
+        for (let i = 0; i < rows; i++) {
+          const xs = Array.from(rowOf(x, i, cols)), mean = xs.reduce((a, b) => a + b, 0) / cols;
+          const scale = Math.max(...xs.map(Math.abs));
+          const sd = cols > 1 ? Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (cols - 1)) : 0;
+          expect(Math.abs(s.mean[i] - mean), `mean of row ${i}`).toBeLessThanOrEqual(1e-12 * scale);
+          expect(s.meanLo[i] <= s.mean[i] && s.mean[i] <= s.meanHi[i], `row ${i}: the mean inside its interval`).toBe(true);
+          expect(Math.abs((s.meanHi[i] - s.meanLo[i]) / 2 - (1.959963984540054 * sd) / Math.sqrt(cols)), `interval of row ${i}`)
+            .toBeLessThanOrEqual(1e-9 * scale);
+          const sorted = xs.sort((a, b) => a - b), m = cols >> 1;
+          const median = cols % 2 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
+          expect(s.median[i] === median, `median of row ${i}: ${s.median[i]}, not ${median}`).toBe(true);  // (+0 = −0: either zero may be the middle)
+        }
+      });
+    });
+  });
+
   // Sampling has no JS reference for its random numbers: the properties are the contract's
   // shape (length, determinism, support of each law) on top of the argument checks.
   const seedArb = fc.oneof({ weight: 12, arbitrary: fc.integer({ min: 0, max: 2 ** 31 }) },
@@ -744,7 +766,7 @@ describe(`properties of the JS API (${RUNS} random argument sets per function, s
 
   it('the properties cover every stateless function of the engine', () => {
     const covered = ['softmax', 'softmaxNaive', 'logSoftmax', 'softmaxBackward', 'rowStats', 'attention', 'attentionBackward',
-      'scores', 'matmul', 'rowDots', 'softmaxJacobian', 'describe', 'sampleEntries', 'sampleDotProducts', 'sampleSoftmaxRows', 'sampleScores'];
+      'scores', 'matmul', 'rowDots', 'softmaxJacobian', 'describe', 'rowSummaries', 'sampleEntries', 'sampleDotProducts', 'sampleSoftmaxRows', 'sampleScores'];
     for (const fn of covered) expect(typeof engine[fn], fn).toBe('function');
     for (const fn of covered) expect(SUMMARY.functions[fn]?.calls ?? 0, fn).toBeGreaterThan(RUNS * 0.8);
   });
