@@ -172,13 +172,28 @@ void matmul_tn(Mat<float> out, Mat<const float> a, Mat<const float> b) {
 // Q·Kᵀ: the panels are bᵀ's, (p, key) row-major: 16 keys (or W) × up to PANEL_KC of the shared
 // index, transposed on packing; the last n mod W keys as single dot products. Summation order
 // differs from the reference's (γ_k-bounded, as any order).
+// The transposing copy walks pointers, four elements to a step at constant offsets: Emscripten
+// compiles with LLVM's loop strength reduction off (-disable-lsr), and written as
+// panel[(p − p0)·keys + c] = b(j + c, p) each element cost a multiply-add of indices or two. At
+// 512×64 that made Q·Kᵀ 8% slower than the same product on a pre-transposed K (matmul_nn, whose
+// panels are row copies); walked, 2–6% (wasm in Node, A/B medians).
 void matmul_nt(Mat<float> out, Mat<const float> a, Mat<const float> b) {
   ATTN_CHECK(can_matmul_nt(out, a, b));
   const std::size_t m = a.rows, n = b.rows;
   if (a.cols == 0) std::fill(out.data, out.data + out.size(), 0.f);
   blocked_product(out, Left<false>{a}, n, [&](float* panel, std::size_t j, auto keys, std::size_t p0, std::size_t p1) {
-    for (std::size_t c = 0; c < keys; ++c)  // panel[p − p0][c] = b(j + c, p)
-      for (std::size_t p = p0; p < p1; ++p) panel[(p - p0) * keys + c] = b(j + c, p);
+    for (std::size_t c = 0; c < keys; ++c) {  // panel[p − p0][c] = b(j + c, p)
+      const float* from = b.row(j + c) + p0;
+      float* to = panel + c;
+      const float* const end = from + (p1 - p0);
+      for (; end - from >= 4; from += 4, to += 4 * keys) {  // four at a time: constant offsets
+        to[0] = from[0];
+        to[keys] = from[1];
+        to[2 * keys] = from[2];
+        to[3 * keys] = from[3];
+      }
+      for (; from != end; ++from, to += keys) *to = *from;
+    }
   });
   const std::size_t j = n - n % W;
   for (std::size_t i = 0; i < m; ++i)  // the last n mod W keys: one dot product each
