@@ -3,6 +3,7 @@
 // the viewport, and reruns the module's update on every change.
 //   control → values → onChange (URL, attribute) → worker request → engine → result → plot
 import { renderControls } from './controls.js';
+import { whenIdle } from './idle.js';
 import { el } from './readout.js';
 
 const BUSY_DELAY = 150;  // ms before a run still going shows its progress bar
@@ -149,10 +150,9 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
     }
   };
 
-  const whenIdle = (fn) => (self.requestIdleCallback ? requestIdleCallback(fn, { timeout: 250 }) : setTimeout(fn, 16));
   const controls = renderControls(controlsEl, step.params, current, (next) => {
     current = next;
-    const report = () => whenIdle(() => onChange(current));
+    const report = () => whenIdle(() => onChange(current), { timeout: 250, fallback: 16 });
     if (view) update().then(report); else report();
   });
 

@@ -19,6 +19,7 @@
 // scientific to plain notation, d_k one stop down again) swaps those nodes in and rewrites their
 // numbers, as for an unchanged shape.
 import katex from 'katex';
+import { whenIdle } from './idle.js';
 import { morphChildren } from './morph.js';
 
 // A number that is a value, not part of a name (x_1, #0072b2), a bare exponent or index (x^2, k_1:
@@ -142,12 +143,11 @@ export function setTex(el, tex, display = false) {
 // off again), they are rewritten without KaTeX. Before, the probe ran in the redraw that first
 // needed it, which then typeset twice (full-attention's mask toggled back: 4 typesets, now none).
 // Nothing is done if the formula has moved on by then.
-const whenIdle = (fn) => (self.requestIdleCallback ? requestIdleCallback(fn, { timeout: 2000 }) : setTimeout(fn, 50));
 function probeWhenIdle(el, key, tex, display) {
   whenIdle(() => {
     const d = drawn.get(el);
     if (d?.key !== key || d.probed) return;
     d.slots = findSlots(el, tex, display);
     d.probed = true;
-  });
+  }, { timeout: 2000, fallback: 50 });
 }
