@@ -107,6 +107,21 @@ describe('redraws keep their nodes', () => {
     });
   }
 
+  it('initialization: another initialisation moves the measured point on the formulas\' plot, which stays', async () => {
+    const { page, errors, close } = await h.open('?step=initialization');
+    await waitForUpdates(page, 'initialization', 1);
+    const theory = () => page.evaluateHandle(() => [document.querySelector('#initialization svg[aria-label^="Var(q·k/√dₖ) against d_model"]')]);
+    const first = await theory();
+    for (const init of ['lecun-normal', 'he-normal', 'glorot-packed']) {
+      const before = await page.$eval('#initialization figure.live', (f) => Number(f.dataset.updates));
+      await page.locator('#initialization [data-param="init"]').selectOption(init);
+      await waitForUpdates(page, 'initialization', before + 1);
+      expect(await sameNodes(page, first, await theory())).toBe(true);
+    }
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it('shift-vs-scale: a new divisor keeps the overflow sweep, and an offset shown before brings back the sweep drawn for it', async () => {
     const { page, errors, close } = await h.open('?step=shift-vs-scale');
     await waitForUpdates(page, 'shift-vs-scale', 1);

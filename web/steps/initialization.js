@@ -90,11 +90,11 @@ export function mount(figure, { run }) {
       // 0.1 … 10 widens the axis to the powers of ten around it, which other seeds then share.
       const yDomain = powerDomain([0.1, 10, point.lo / 1.5, point.hi * 1.5], 10);
       showTheory(curves.plot, {
-        measured: [{ name: `measured, ${INIT_LABELS[init]}`, points: [point] }], lines,
+        measured: [{ name: 'measured, this initialisation', points: [point] }], lines,
         vrules: [{ x: dmodel, label: `d_model = ${dmodel}` }],
         xLabel: 'd_model', yLabel: 'Var(q·k/√dₖ)', xLog: true, xBase: 2, yLog: true, xTicks: [32, 64, 128, 256, 512, 1024, 2048, 4096],
         xDomain: [D_AXIS[0], D_AXIS.at(-1)], yDomain, height: 300,
-        ariaLabel: `Var(q·k/√dₖ) against d_model at dₖ = ${dk} for each initialisation, with the measured value`,
+        ariaLabel: `Var(q·k/√dₖ) against d_model at dₖ = ${dk} for each initialisation, with the value measured with ${INIT_LABELS[init]}`,
       });
       show(curvesData, dataTable('Data: the formulas against d_model', ['d_model', ...lines.map((l) => l.name)],
         D_AXIS.map((d, i) => [d, ...lines.map((l) => fmt(l.points[i].y, 4))]), shownTable(curvesData)));
