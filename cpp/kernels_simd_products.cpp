@@ -174,9 +174,8 @@ void matmul_tn(Mat<float> out, Mat<const float> a, Mat<const float> b) {
 // differs from the reference's (γ_k-bounded, as any order).
 // The transposing copy walks pointers, four elements to a step at constant offsets: Emscripten
 // compiles with LLVM's loop strength reduction off (-disable-lsr), and written as
-// panel[(p − p0)·keys + c] = b(j + c, p) each element cost a multiply-add of indices or two. At
-// 512×64 that made Q·Kᵀ 8% slower than the same product on a pre-transposed K (matmul_nn, whose
-// panels are row copies); walked, 2–6% (wasm in Node, A/B medians).
+// panel[(p − p0)·keys + c] = b(j + c, p) each element cost a multiply-add of indices or two.
+// Walked, Q·Kᵀ at 512×64 took 1–4% less time (wasm in Node, A/B medians).
 void matmul_nt(Mat<float> out, Mat<const float> a, Mat<const float> b) {
   ATTN_CHECK(can_matmul_nt(out, a, b));
   const std::size_t m = a.rows, n = b.rows;
