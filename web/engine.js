@@ -151,15 +151,17 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
     return o.out;
   }
 
-  // A (rows, cols) row-major input of fn named `name`, checked; returns rows*cols.
-  function matrixArg(fn, name, x, rows, cols) {
-    requireArray(fn, name, x);
+  // (rows, cols) row-major inputs of fn, [name, array] each, checked: every array's type first,
+  // then the sizes, then every length (the order the error tests pin); returns rows*cols.
+  function matrixArgs(fn, arrays, rows, cols) {
+    for (const [name, x] of arrays) requireArray(fn, name, x);
     requireNumber(fn, 'rows', rows);
     requireNumber(fn, 'cols', cols);
     const n = rowsCols(fn, rows, cols);
-    expectLength(fn, name, x, n, 'rows*cols');
+    for (const [name, x] of arrays) expectLength(fn, name, x, n, 'rows*cols');
     return n;
   }
+  const matrixArg = (fn, name, x, rows, cols) => matrixArgs(fn, [[name, x]], rows, cols);
 
   function softmaxLike(fn) {
     return (x, rows, cols, o) => {
@@ -237,13 +239,7 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
 
     softmaxBackward(p, gradP, rows, cols, o) {
       const fn = 'softmaxBackward';
-      requireArray(fn, 'p', p);
-      requireArray(fn, 'gradP', gradP);
-      requireNumber(fn, 'rows', rows);
-      requireNumber(fn, 'cols', cols);
-      const n = rowsCols(fn, rows, cols);
-      expectLength(fn, 'p', p, n, 'rows*cols');
-      expectLength(fn, 'gradP', gradP, n, 'rows*cols');
+      const n = matrixArgs(fn, [['p', p], ['gradP', gradP]], rows, cols);
       const plan = planOutput(outOption(fn, o, n));
       writeInputs([[0, p], [1, gradP]]);
       const read = lendOutput(0, plan);
@@ -358,13 +354,7 @@ export async function createEngine({ simd = 'auto', wasmBinary } = {}) {
 
     rowDots(a, b, rows, cols, o) {
       const fn = 'rowDots';
-      requireArray(fn, 'a', a);
-      requireArray(fn, 'b', b);
-      requireNumber(fn, 'rows', rows);
-      requireNumber(fn, 'cols', cols);
-      const n = rowsCols(fn, rows, cols);
-      expectLength(fn, 'a', a, n, 'rows*cols');
-      expectLength(fn, 'b', b, n, 'rows*cols');
+      matrixArgs(fn, [['a', a], ['b', b]], rows, cols);
       const plan = planOutput(outOption(fn, o, rows, 'rows'));
       writeInputs([[0, a], [1, b]]);
       const read = lendOutput(0, plan);
