@@ -1,7 +1,7 @@
 // Page soak: random control changes across every step of the built page in headless Chromium,
 // as fast as the page takes them (each waits for its figure to redraw, or for a newer change to
-// supersede it). Reports console errors, uncaught errors, unhandled rejections and the page's JS
-// heap (after a forced GC) as the changes go on.
+// supersede it). Reports console errors, uncaught errors, unhandled rejections, the page's JS
+// heap (after a forced GC) and its DOM nodes alive as the changes go on.
 //   node bench/page-soak.mjs [--changes=1000] [--seed=1] [--json]
 // tests/browser/soak.test.js runs the same with fewer changes and asserts the outcome.
 import { resolve } from 'node:path';
@@ -20,6 +20,10 @@ export async function soak({ dist = process.env.ATTNLAB_DIST || 'dist', changes 
   await page.goto(server.resolvedUrls.local[0]);
   const steps = await page.$$eval('main section[id]', (ss) => ss.filter((s) => s.querySelector('figure.live')).map((s) => s.id));
   const heap = async () => { await page.evaluate(() => globalThis.gc?.()); return (await page.evaluate(() => performance.memory?.usedJSHeapSize ?? 0)); };
+  // DOM nodes alive (the JS heap holds only their wrappers): nodes kept off the page, as the live
+  // formulas' recent shapes (web/tex.js) and the plots of other layouts (morph.js), count here
+  const cdp = await page.context().newCDPSession(page);
+  const domNodes = async () => (await cdp.send('Memory.getDOMCounters')).nodes;
 
   let x = seed >>> 0 || 1;
   const rand = (n) => { x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0; return x % n; };
@@ -44,7 +48,7 @@ export async function soak({ dist = process.env.ATTNLAB_DIST || 'dist', changes 
         obs.observe(fig, { attributes: true, attributeFilter: ['data-updates', 'data-state'] });
       });
     }, [id, pick]);
-    if (i % 100 === 0 || i === changes - 1) { samples.push({ change: i + 1, heapBytes: await heap() }); report(samples.at(-1)); }
+    if (i % 100 === 0 || i === changes - 1) { samples.push({ change: i + 1, heapBytes: await heap(), domNodes: await domNodes() }); report(samples.at(-1)); }
   }
   await browser.close();
   await server.close();
@@ -55,7 +59,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const arg = (k, d) => Number(process.argv.find((a) => a.startsWith(`--${k}=`))?.split('=')[1] ?? d);
   const json = process.argv.includes('--json');
   const r = await soak({ changes: arg('changes', 1000), seed: arg('seed', 1),
-    report: (s) => { if (!json) console.log(`  after ${String(s.change).padStart(5)} changes: JS heap ${(s.heapBytes / 2 ** 20).toFixed(1)} MiB`); } });
+    report: (s) => { if (!json) console.log(`  after ${String(s.change).padStart(5)} changes: JS heap ${(s.heapBytes / 2 ** 20).toFixed(1)} MiB, ${s.domNodes} DOM nodes`); } });
   if (json) console.log(JSON.stringify(r, null, 2));
   else console.log(`page soak: ${r.changes} random control changes over ${r.steps} steps; ${r.errors.length} console errors, uncaught errors or unhandled rejections${r.errors.length ? `: ${r.errors.slice(0, 5).join(' | ')}` : ''}`);
 }
