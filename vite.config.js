@@ -4,17 +4,30 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineConfig } from 'vite';
 import { ORDER } from './web/steps/order.js';
+import { mathStylesheet, prerenderMath } from './tools/prerender-math.js';
 
 // Inlines each step's prose (web/sections/<id>.html) where a page says
-// <!-- sections: … -->, in the order of web/steps/order.js.
+// <!-- sections: … -->, in the order of web/steps/order.js, and typesets the page's static math
+// (tools/prerender-math.js), whose positioning rules main.js and embed.js import as
+// virtual:prerendered-math.css.
 function stepSections() {
   const dir = resolve(import.meta.dirname, 'web/sections');
+  const sections = () => ORDER.map((id) => resolve(dir, `${id}.html`)).filter(existsSync)
+    .map((file) => readFileSync(file, 'utf8')).join('\n');
+  const CSS = 'virtual:prerendered-math.css', RESOLVED = '\0virtual:prerendered-math.css';
   return {
     name: 'attnlab-step-sections',
     transformIndexHtml(html) {
-      const sections = ORDER.map((id) => resolve(dir, `${id}.html`)).filter(existsSync)
-        .map((file) => readFileSync(file, 'utf8')).join('\n');
-      return html.replace(/<!-- sections:[\s\S]*?-->/, sections);
+      return prerenderMath(html.replace(/<!-- sections:[\s\S]*?-->/, sections()));
+    },
+    resolveId: (id) => (id === CSS ? RESOLVED : null),
+    load(id) {
+      if (id !== RESOLVED) return null;
+      // every page's math: the sections and the pages' own (the title)
+      const styles = new Map();
+      for (const page of ['index.html', 'embed.html']) prerenderMath(readFileSync(resolve(import.meta.dirname, 'web', page), 'utf8'), styles);
+      prerenderMath(sections(), styles);
+      return mathStylesheet(styles);
     },
     configureServer(server) {
       server.watcher.add(dir);

@@ -7,7 +7,6 @@
 // Shadow DOM keeps the page's CSS and the step's apart, both ways. All elements on a page share one
 // engine worker; each starts computing when it first comes into view. The element fires
 // `attnlab-change` (detail: the parameters) when the reader moves a control.
-import katex from 'katex';
 import katexCss from 'katex/dist/katex.min.css?inline';
 import pageCss from './style.css?inline';
 import plotCss from './plots/plot.css?inline';
@@ -16,6 +15,7 @@ import { connectEngine } from './engine-client.js';
 import { parseParams } from './controls.js';
 import { mountFigure } from './figure.js';
 import { steps } from './steps/index.js';
+import { typesetStatic } from './tex.js';
 
 const stepCss = Object.values(import.meta.glob('./steps/*.css', { query: '?inline', import: 'default', eager: true }));
 const sections = import.meta.glob('./sections/*.html', { query: '?raw', import: 'default', eager: true });
@@ -78,9 +78,7 @@ class AttnlabStep extends HTMLElement {
     const template = document.createElement('template');
     template.innerHTML = sections[`./sections/${this.#step.id}.html`] ?? '';
     const section = template.content.querySelector('section');
-    for (const m of section.querySelectorAll('.math')) {
-      katex.render(m.textContent, m, { displayMode: m.classList.contains('display'), throwOnError: false });
-    }
+    typesetStatic(section);
     const link = document.createElement('p');
     link.className = 'embed-link';
     const a = Object.assign(document.createElement('a'), { href: new URL(`index.html?step=${this.#step.id}`, here).href,

@@ -4,14 +4,15 @@
 // The step's parameters are the full page's (a link copied from it works here); the flags are
 // checked like every other URL value: what cannot be used is ignored and said so, never inserted
 // as markup.
-import katex from 'katex';
 import 'katex/dist/katex.min.css';
+import 'virtual:prerendered-math.css';  // the build's typeset math: its positioning rules
 import { connectEngine } from './engine-client.js';
 import { loadLocalEngine } from './local-engine.js';
 import { parseParams, toSearch } from './controls.js';
 import { mountFigure } from './figure.js';
 import { startAutoHeight } from './embed-resize.js';
 import { steps } from './steps/index.js';
+import { typesetStatic } from './tex.js';
 
 const HIDE = ['prose', 'controls', 'title', 'link'];
 const THEMES = ['light', 'dark', 'auto'];
@@ -62,9 +63,7 @@ const section = document.getElementById(step.id);
 for (const other of document.querySelectorAll('main > section')) if (other !== section) other.remove();
 section.dataset.embedded = '';
 document.title = `${section.dataset.title} — attnlab`;
-for (const m of section.querySelectorAll('.math')) {
-  katex.render(m.textContent, m, { displayMode: m.classList.contains('display'), throwOnError: false });
-}
+typesetStatic(section);
 const link = document.querySelector('.embed-link a');
 link.href = `./index.html?step=${step.id}`;
 

@@ -1,19 +1,14 @@
-// Wires the page: typesets the math, starts the engine worker, mounts each step's figure when
+// Wires the page: typesets any math the build left, starts the engine worker, mounts each step's figure when
 // it scrolls into view, and keeps the focused step's parameters in the URL.
 //   control → URL state → worker request → engine → result → plot
-import katex from 'katex';
 import 'katex/dist/katex.min.css';
+import 'virtual:prerendered-math.css';  // the build's typeset math: its positioning rules
 import { connectEngine } from './engine-client.js';
 import { loadLocalEngine } from './local-engine.js';
 import { parseParams, toSearch } from './controls.js';
 import { mountFigure } from './figure.js';
 import { steps } from './steps/index.js';
-
-function typeset(root = document) {
-  for (const el of root.querySelectorAll('.math')) {
-    katex.render(el.textContent, el, { displayMode: el.classList.contains('display'), throwOnError: false });
-  }
-}
+import { typesetStatic } from './tex.js';
 
 function buildNav() {
   const list = document.getElementById('steps-nav');
@@ -118,7 +113,7 @@ function goToStep(id) {
   section.querySelector('h2')?.focus({ preventScroll: true });
 }
 
-typeset();
+typesetStatic(document);  // (the build typeset the page's own: only what it could not is left)
 buildNav();
 linkSteps();
 const mounted = steps.map(setupStep).filter(Boolean);

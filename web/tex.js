@@ -31,6 +31,14 @@ const SIGN = /\{([+-])\}(?=\d)/g;
 const SIGN_OR_NUMBER = new RegExp(`${SIGN.source}|${NUMBER.source}`, 'g');
 const signText = (s) => (s === '-' ? '\u2212' : '+');  // as KaTeX writes them, in HTML and MathML
 
+// The static math under root: each .math element still holding TeX text (the build typesets the
+// page's own, tools/prerender-math.js; a step's section in <attnlab-step> arrives as written).
+export function typesetStatic(root) {
+  for (const el of root.querySelectorAll('.math')) {
+    if (!el.querySelector('.katex')) katex.render(el.textContent, el, { displayMode: el.classList.contains('display'), throwOnError: false });
+  }
+}
+
 // x with its sign in braces, for a number that may change sign between redraws (above): digits(|x|)
 // after {+} or {-}, and {+} for a negative x whose digits are all 0 (no −0.0)
 export function texSigned(x, digits = String) {

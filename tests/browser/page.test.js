@@ -18,6 +18,64 @@ describe('the page', () => {
     await close();
   });
 
+  it('arrives with its prose math typeset (tools/prerender-math.js), which the page leaves as it came', async () => {
+    const raw = await (await fetch(h.base)).text();
+    const written = raw.match(/class="math(?: display)?">/g) ?? [];
+    expect(written.length).toBeGreaterThan(300);
+    expect(raw.match(/class="math(?: display)?"><span class="katex/g)?.length).toBe(written.length);
+    expect(raw).not.toContain('katex-error');
+    // no script touches a formula of the prose while the page loads and draws its first figure
+    const context = await h.browser.newContext({ viewport: { width: 1200, height: 900 } });
+    await context.addInitScript(() => {  // from the end of parsing, before the page's modules run
+      window.mathChanges = 0;
+      document.addEventListener('readystatechange', () => {
+        if (document.readyState !== 'interactive') return;
+        new MutationObserver((records) => {
+          window.mathChanges += records.filter((r) => (r.target.nodeType === 1 ? r.target : r.target.parentElement)?.closest('.math')).length;
+        }).observe(document, { childList: true, subtree: true, characterData: true });
+      });
+    });
+    const page = await context.newPage();
+    await page.goto(`${h.base}?step=setup`);
+    await waitForUpdates(page, 'setup', 1);
+    expect(await page.evaluate(() => document.querySelectorAll('.math').length)).toBe(written.length);
+    expect(await page.evaluate(() => window.mathChanges)).toBe(0);
+    await context.close();
+  });
+
+  it('the build typesets the prose as the browser would: each formula measures as <attnlab-step> typesetting it at run time makes it', async () => {
+    // every formula of one step's prose: the width and height of each of its boxes (KaTeX's
+    // .base, an inline-block sized by the positioning the styles give), in ems of the formula's
+    // font size; the prose around them, and so where lines wrap, differs between the two
+    const measure = (root) => [...root.querySelectorAll('.math .katex')].map((k) => {
+      const em = parseFloat(getComputedStyle(k).fontSize);
+      return [...k.querySelectorAll('.base')].flatMap((b) => {
+        const r = b.getBoundingClientRect();
+        return [r.width / em, r.height / em];
+      });
+    });
+    const id = 'product-variance';
+    const built = await h.open(`?step=${id}`);
+    await waitForUpdates(built.page, id, 1);
+    const fromBuild = await built.page.evaluate(async ([s, f]) => { await document.fonts.ready; return new Function(`return ${f}`)()(document.getElementById(s)); }, [id, measure.toString()]);
+    await built.close();
+    const element = await h.open('examples/course.html');
+    const atRunTime = await element.page.evaluate(async ([s, f]) => {
+      const el = Object.assign(document.createElement('attnlab-step'), {});
+      el.setAttribute('step', s);
+      document.body.append(el);
+      while (!el.shadowRoot?.querySelector('.math .katex')) await new Promise((r) => setTimeout(r, 20));
+      await document.fonts.ready;
+      return new Function(`return ${f}`)()(el.shadowRoot);
+    }, [id, measure.toString()]);
+    await element.close();
+    expect(fromBuild.length).toBeGreaterThan(10);
+    expect(fromBuild.map((f) => f.length)).toEqual(atRunTime.map((f) => f.length));
+    // to 0.02 em: the two pages lay the formulas out at different pixel sizes, and each rounds
+    // its boxes to its own pixels (a box without its style is off by 0.2 em and more)
+    fromBuild.forEach((f, i) => f.forEach((v, j) => expect(Math.abs(v - atRunTime[i][j]), `formula ${i}, ${j}`).toBeLessThan(0.02)));
+  });
+
   it('back and forward step through control gestures and redraw the figure', async () => {
     const { page, errors, close } = await h.open('?step=dot-variance&count=1000');
     await waitForUpdates(page, 'dot-variance', 1);

@@ -1,0 +1,49 @@
+// tools/prerender-math.js: the page's static math typeset at build time, as the browser would
+// have typeset it, with KaTeX's inline styles turned into classes of a stylesheet (a strict CSP
+// refuses style attributes in HTML). tests/browser/page.test.js measures the result in Chromium.
+import { readFileSync, readdirSync } from 'node:fs';
+import katex from 'katex';
+import { describe, expect, it } from 'vitest';
+import { mathStylesheet, prerenderMath, styleClass } from '../../tools/prerender-math.js';
+
+const render = (tex, displayMode) => katex.renderToString(tex, { displayMode, throwOnError: false });
+const text = (html) => html.replace(/<[^>]*>/g, '');
+const tags = (html) => html.match(/<[a-zA-Z][\w-]*/g);
+
+describe('prerenderMath', () => {
+  it('turns inline and display math into KaTeX’s markup for their text, entities decoded, each style a class', () => {
+    const styles = new Map();
+    const html = '<p>if <span class="math">j&gt;i</span> then</p><div class="math display">\\frac{a}{b}\\; c&lt;d</div>';
+    const out = prerenderMath(html, styles);
+    const katexOf = [render('j>i', false), render('\\frac{a}{b}\\; c<d', true)];
+    expect(out).not.toContain('style=');
+    expect(text(out)).toBe(`if ${text(katexOf[0])} then${text(katexOf[1])}`);
+    expect(tags(out)).toEqual(['<p', '<span', ...tags(katexOf[0]), '<div', ...tags(katexOf[1])]);
+    // every style KaTeX wrote is one class, whose rule holds the same declarations, !important
+    const written = katexOf.join('').match(/style="[^"]*"/g).map((s) => s.slice(7, -1));
+    expect([...styles.values()].sort()).toEqual([...new Set(written)].sort());
+    for (const style of written) expect(out).toMatch(new RegExp(`class="[^"]*\\b${styleClass(style)}\\b`));
+    const css = mathStylesheet(styles);
+    for (const [cls, style] of styles) {
+      const rule = css.match(new RegExp(`\\.${cls}\\{([^}]*)\\}`))[1];
+      expect(rule.split(';')).toEqual(style.split(';').filter(Boolean).map((d) => `${d.trim()}!important`));
+    }
+  });
+
+  it('leaves everything else as it is: other classes, math with markup inside, text', () => {
+    const html = '<span class="mathx">a</span><span class="math"><b>x</b></span><span class="math inline">y</span> a &gt; b';
+    expect(prerenderMath(html)).toBe(html);
+  });
+
+  it('typesets every math element of the step sections, with no KaTeX error and no style attribute left', () => {
+    const dir = new URL('../../web/sections/', import.meta.url);
+    for (const file of readdirSync(dir)) {
+      const html = readFileSync(new URL(file, dir), 'utf8');
+      const written = (html.match(/class="math/g) ?? []).length;
+      const done = prerenderMath(html);
+      expect((done.match(/class="math(?: display)?"><span class="katex/g) ?? []).length, file).toBe(written);
+      expect(done, file).not.toContain('katex-error');
+      expect(done, file).not.toContain('style="');
+    }
+  });
+});

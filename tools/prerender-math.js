@@ -1,0 +1,46 @@
+// The page's static math typeset at build time (vite.config.js runs it on index.html and
+// embed.html once the step sections are inlined): every <span class="math">, <div class="math
+// display"> or <p class="math display"> whose content is TeX text becomes KaTeX's HTML and MathML,
+// as katex.render would have made it in the browser. The page's script then typesets only what it
+// finds untypeset (web/tex.js, typesetStatic), and its first figure no longer waits behind the
+// ~400 formulas a page load used to typeset in one task (docs/PERFORMANCE.md).
+// KaTeX positions its boxes with inline style attributes, which a strict Content-Security-Policy
+// (style-src 'self', as the page supports) refuses in HTML; set from a script they were allowed.
+// So each style becomes a class, named after a hash of its text, with the style as an !important
+// rule (to win over katex.css as the attribute did) in a stylesheet of the page's own
+// (mathStylesheet, served as virtual:prerendered-math.css).
+import { createHash } from 'node:crypto';
+import katex from 'katex';
+
+const ENTITIES = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'", nbsp: '\u00a0' };
+const decode = (s) => s.replace(/&(?:#(\d+)|#x([0-9a-f]+)|([a-z]+));/gi, (m, dec, hex, name) =>
+  dec ? String.fromCodePoint(Number(dec)) : hex ? String.fromCodePoint(parseInt(hex, 16)) : ENTITIES[name] ?? m);
+
+// an element whose class list is exactly math or math display, holding text only
+const MATH = /<(span|div|p) class="(math(?: display)?)">([^<]*)<\/\1>/g;
+
+export const styleClass = (style) => `kx-${createHash('sha256').update(style).digest('hex').slice(0, 10)}`;
+
+// KaTeX's markup with each style="…" replaced by its class; styles: Map class → style, filled
+function classify(markup, styles) {
+  return markup.replace(/<([a-zA-Z][\w-]*)(\s[^<>]*?)?(\/?)>/g, (tag, name, attrs = '', close) => {
+    const style = attrs.match(/\sstyle="([^"]*)"/);
+    if (!style) return tag;
+    const cls = styleClass(style[1]);
+    styles.set(cls, style[1]);
+    let rest = attrs.replace(style[0], '');
+    rest = /\sclass="/.test(rest) ? rest.replace(/\sclass="([^"]*)"/, (_, c) => ` class="${c} ${cls}"`) : ` class="${cls}"${rest}`;
+    return `<${name}${rest}${close}>`;
+  });
+}
+
+export function prerenderMath(html, styles = new Map()) {
+  return html.replace(MATH, (_, tag, cls, tex) => `<${tag} class="${cls}">${classify(
+    katex.renderToString(decode(tex), { displayMode: cls === 'math display', throwOnError: false }), styles)}</${tag}>`);
+}
+
+// the rules of the classes prerenderMath gave out
+export function mathStylesheet(styles) {
+  const important = (style) => style.split(';').map((d) => d.trim()).filter(Boolean).map((d) => `${d}!important`).join(';');
+  return [...styles].sort(([a], [b]) => (a < b ? -1 : 1)).map(([cls, style]) => `.${cls}{${important(style)}}`).join('\n') + '\n';
+}
