@@ -31,7 +31,12 @@ function stepSections() {
     },
     configureServer(server) {
       server.watcher.add(dir);
-      server.watcher.on('change', (f) => { if (f.startsWith(dir)) server.ws.send({ type: 'full-reload' }); });
+      server.watcher.on('change', (f) => {
+        if (!f.startsWith(dir)) return;
+        const css = server.moduleGraph.getModuleById(RESOLVED);  // its rules follow the sections' math
+        if (css) server.moduleGraph.invalidateModule(css);
+        server.ws.send({ type: 'full-reload' });
+      });
     },
   };
 }
