@@ -1,5 +1,5 @@
-// Wires the page: typesets any math the build left, starts the engine worker, mounts each step's figure when
-// it scrolls into view, and keeps the focused step's parameters in the URL.
+// Wires the page: typesets any math the build left, starts the engine worker, mounts each step's
+// figure when it scrolls into view, and keeps the focused step's parameters in the URL.
 //   control → URL state → worker request → engine → result → plot
 import 'katex/dist/katex.min.css';
 import 'virtual:prerendered-math.css';  // the build's typeset math: its positioning rules
