@@ -47,3 +47,13 @@ describe('prerenderMath', () => {
     }
   });
 });
+
+describe('styleClass', () => {
+  it('names each style of the whole page apart (the build stops on a collision)', () => {
+    const styles = new Map();
+    const dir = new URL('../../web/sections/', import.meta.url);
+    for (const file of readdirSync(dir)) prerenderMath(readFileSync(new URL(file, dir), 'utf8'), styles);
+    expect(styles.size).toBeGreaterThan(200);
+    expect(new Set([...styles.keys()]).size).toBe(new Set(styles.values()).size);
+  });
+});
