@@ -113,7 +113,11 @@ describe('exercises in Chromium', () => {
   });
 
   it('a control of one exercise redraws that exercise alone: the others are not touched, and peak recolours its heatmaps in place', async () => {
-    const { page, errors, close } = await openStep('exercises');
+    // in the embed page, where exercises is the only figure: Plot builds are counted page-wide, and
+    // on the full page a neighbouring step mounting as exercises scrolled into view built 4–8
+    // plots inside the window of exercise 1's change (one CI run in two, and locally)
+    const { page, errors, close } = await h.open('embed.html?step=exercises');
+    await waitForUpdates(page, 'exercises', 1);
     const plots = () => page.evaluate(() => performance.getEntriesByName('attnlab:plot').length);
     const svgs = () => page.evaluateHandle(() => [...document.querySelectorAll('#exercises .exercise[data-exercise="5"] svg')]);
     const same = (a, b) => page.evaluate(([x, y]) => x.length > 0 && x.length === y.length && x.every((n, i) => n === y[i]), [a, b]);
