@@ -37,9 +37,18 @@ function classify(markup, styles) {
   });
 }
 
+// KaTeX's markup of a formula, rendered once per build: the vite plugin typesets the sections for
+// index.html, for embed.html and again for the stylesheet
+const rendered = new Map();
+function render(tex, displayMode) {
+  const key = `${displayMode ? 'D' : 'I'}${tex}`;
+  if (!rendered.has(key)) rendered.set(key, katex.renderToString(tex, { displayMode, throwOnError: false }));
+  return rendered.get(key);
+}
+
 export function prerenderMath(html, styles = new Map()) {
-  return html.replace(MATH, (_, tag, cls, tex) => `<${tag} class="${cls}">${classify(
-    katex.renderToString(decode(tex), { displayMode: cls === 'math display', throwOnError: false }), styles)}</${tag}>`);
+  return html.replace(MATH, (_, tag, cls, tex) =>
+    `<${tag} class="${cls}">${classify(render(decode(tex), cls === 'math display'), styles)}</${tag}>`);
 }
 
 // the rules of the classes prerenderMath gave out

@@ -515,6 +515,13 @@ const sizeCases = (name, make, huge) => [
   [`${name} = ${huge}`, make(huge), RangeError, 'SIZE_LIMIT', name],
   ...[['a string', '2'], ['undefined', undefined], ['null', null]].map(([what, v]) => [`${name} is ${what}`, make(v), TypeError, undefined, name]),
 ];
+// Two-input (rows, cols) methods check in a fixed order, every array's type, then the sizes, then
+// every length, so the first fault named is the same whichever way the arguments go wrong.
+const orderCases = (a, b) => [
+  [`${b} is a string and rows = NaN`, [SX, 'x', NaN, 3], TypeError, undefined, `${b} must be a Float32Array`],
+  [`${a} is too short and cols = NaN`, [new Float32Array(5), SG, 2, NaN], RangeError, 'BAD_SIZE', 'cols must be'],
+  [`${a} and ${b} are both too short`, [new Float32Array(5), new Float32Array(5), 2, 3], Error, 'SHAPE_MISMATCH', `${a} has 5 elements`],
+];
 const optionsCases = () => NOT_OPTIONS.map(([what, v]) => [`the options are ${what}`, [v], TypeError, undefined, 'options object']);
 const seedCases = (name, make) => [
   ...[-1, 1.5, NaN, Infinity, 2 ** 53].map((v) => [`${name} = ${v}`, make(v), RangeError, 'BAD_VALUE', name]),
@@ -581,6 +588,7 @@ const CASES = {
     ...arrayCases('gradP', (g) => [SP, g, 2, 3], new Float32Array(5)),
     ...sizeCases('rows', (r) => [SP, SG, r, 3], 2 ** 25),
     ...sizeCases('cols', (c) => [SP, SG, 2, c], 2 ** 25),
+    ...orderCases('p', 'gradP'),
     ...rowsOutCases((o) => [SP, SG, 2, 3, o]),
   ],
   rowStats: [
@@ -638,6 +646,7 @@ const CASES = {
     ...arrayCases('b', (b) => [SX, b, 2, 3], new Float32Array(7)),
     ...sizeCases('rows', (r) => [SX, SG, r, 3], 2 ** 25),
     ...sizeCases('cols', (c) => [SX, SG, 2, c], 2 ** 25),
+    ...orderCases('a', 'b'),
   ],
   softmaxJacobian: [
     ...NOT_ARRAYS.map(([what, v]) => [`p is ${what}`, [v], TypeError, undefined, 'p']),

@@ -49,11 +49,18 @@ describe('prerenderMath', () => {
 });
 
 describe('styleClass', () => {
-  it('names each style of the whole page apart (the build stops on a collision)', () => {
+  it('names each of the whole page’s styles apart: the build, which stops on a collision, goes through', () => {
     const styles = new Map();
     const dir = new URL('../../web/sections/', import.meta.url);
-    for (const file of readdirSync(dir)) prerenderMath(readFileSync(new URL(file, dir), 'utf8'), styles);
+    expect(() => {
+      for (const file of readdirSync(dir)) prerenderMath(readFileSync(new URL(file, dir), 'utf8'), styles);
+    }).not.toThrow();
     expect(styles.size).toBeGreaterThan(200);
-    expect(new Set([...styles.keys()]).size).toBe(new Set(styles.values()).size);
+  });
+
+  it('stops the build when two styles get one name', () => {
+    const style = render('\\frac{a}{b}', false).match(/style="([^"]*)"/)[1];
+    const styles = new Map([[styleClass(style), 'color:red']]);  // another style, under that name
+    expect(() => prerenderMath('<span class="math">\\frac{a}{b}</span>', styles)).toThrow(/hash alike/);
   });
 });
