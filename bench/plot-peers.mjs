@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 
-const IMPLS = ['wasm SIMD128 peak', 'attnlab SIMD128 no copies', 'attnlab SIMD128 O only', 'attnlab SIMD128', 'onnxruntime-web',
+const IMPLS = ['wasm SIMD128 peak', 'attnlab SIMD128 no copies', 'attnlab SIMD128 inputs resident', 'attnlab SIMD128 O only', 'attnlab SIMD128', 'onnxruntime-web',
   'tfjs matMul(q, transpose(k))', 'tfjs matMul(q, k, false, true)', 'attnlab scalar', 'plain JS'];
 const rows = process.argv.slice(2).flatMap((file) => {
   const { results } = JSON.parse(readFileSync(file, 'utf8'));
