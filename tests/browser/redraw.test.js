@@ -23,7 +23,7 @@ const CASES = {
   // n and d_v: new heatmap layouts and data tables; a row alone redraws its lines; the mask off
   // again: formulas of a shape drawn before
   'full-attention': [['seed', '2'], ['row', '5'], ['causal', 'on'], ['seed', '3'], ['n', '5'], ['row', '3'], ['dv', '1'], ['n', '4'], ['causal', 'off']],
-  // n = 32, 16, 4 (cell labels: Plot's own cells); rows and seed: curves whose y axis follows the data
+  // n = 32, 16, 4 (cell labels: Plot's own cells); rows and seed: curves moved in place on their fixed axes
   'vanishing-gradients': [['dk', '7'], ['query', '3'], ['dk', '6'], ['n', '4'], ['query', '5'], ['n', '3'], ['n', '1'], ['rows', '2'], ['seed', '4']],
   // seed: curves moved in place on fixed axes; n back to 16: bars and curves shown before come back
   'scaling-choices': [['n', '4'], ['seed', '2'], ['n', '3'], ['query', '2'], ['rows', '2']],
@@ -90,11 +90,13 @@ describe('redraws keep their nodes', () => {
   // [step, the rest of its URL]: each step at its defaults, and views whose axes once followed
   // the data: heavy tails' half-widths (now on an axis between powers of ten), a custom σ whose
   // Var(q·k/√dₖ) ≈ (512·0.1²)² ≈ 26 lies beyond the rules' 0.1 … 10, a log density axis (which
-  // left out the empty tail bins, different for each seed) and ±1 products (whose two bars are
-  // the data's top, which moves with the seed)
+  // left out the empty tail bins, different for each seed), ±1 products (whose two bars are
+  // the data's top, which moves with the seed) and the Jacobian's sweeps (their floor followed the
+  // unscaled median, which spans decades from seed to seed)
   for (const [id, query = ''] of [['setup'], ['product-variance'], ['product-variance', '&axis=log&count=1000'],
     ['product-variance', '&distribution=rademacher'], ['dot-variance'], ['softmax-saturation'], ['temperature'],
-    ['initialization'], ['exercises'], ['breaking-assumptions', '&departure=student-t'], ['initialization', '&init=custom&sigma=0.1']]) {
+    ['initialization'], ['exercises'], ['breaking-assumptions', '&departure=student-t'], ['initialization', '&init=custom&sigma=0.1'],
+    ['vanishing-gradients']]) {
     it(`${id}${query}: a new seed redraws every plot in place`, async () => {
       const { page, errors, close } = await h.open(`?step=${id}${query}`);
       await waitForUpdates(page, id, 1);

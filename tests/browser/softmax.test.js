@@ -131,6 +131,24 @@ describe('the source texts’ numbers are shown next to computed ones', () => {
     await close();
   });
 
+  it('vanishing-gradients: every Jacobian cell’s label reads against its cell, the peaked panel on the shared scale', async () => {
+    // n = 2: the peaked row is one-hot but for ~1e-11, so its cells are near-white on the scale the
+    // spread row sets; judged against its own values, three of its labels came out white
+    const { page, errors, close } = await openStep('vanishing-gradients', '&n=2');
+    const contrasts = await page.$$eval('#vanishing-gradients .heatmap svg:last-child', (maps) => maps.map((map) => {
+      const rgb = (c) => (c === 'white' ? [255, 255, 255] : c === 'black' ? [0, 0, 0] : c.match(/\d+/g).slice(0, 3).map(Number));
+      const lum = (c) => rgb(c).map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4))
+        .reduce((a, v, i) => a + v * [0.2126, 0.7152, 0.0722][i], 0);
+      const cells = [...map.querySelectorAll('g[aria-label="cell"] rect')].map((r) => r.getAttribute('fill'));
+      const labels = [...map.querySelectorAll('g[aria-label="text"] text')].map((t) => t.getAttribute('fill'));
+      return labels.map((f, k) => { const [a, b] = [lum(f), lum(cells[k])].sort((x, y) => y - x); return (a + 0.05) / (b + 0.05); });
+    }));
+    expect(contrasts.map((c) => c.length)).toEqual([4, 4]);
+    for (const c of contrasts.flat()) expect(c).toBeGreaterThanOrEqual(4.5);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it('scaling-choices: float32 softmax of logits divided by d_k is accurate to a few roundings', async () => {
     const { page, errors, close } = await openStep('scaling-choices', '&dk=4096');
     const verdicts = await page.textContent('#scaling-choices .softmax-verdicts');

@@ -31,10 +31,12 @@ export const prefersDark = (node) => {
 const shapeOf = ({ rows, cols, rowLabel, colLabel, label, diverging, rowNames, colNames, cellText, width, height, dark }) =>
   JSON.stringify([rows, cols, rowLabel, colLabel, label, !!diverging, rowNames, colNames, !!cellText, width, height, dark]);
 
+// The colour scale, and the end of its domain that a cell's label tone is judged against: the
+// given domain's (a scale shared with another panel), else that of the values
 function colorOf({ values, diverging, domain, dark }) {
   let max = 1e-12;
   for (const v of values) max = Math.max(max, Math.abs(v));
-  const extent = niceCeil(max);
+  const extent = domain ? Math.max(...domain.map(Math.abs)) : niceCeil(max);
   const color = diverging
     ? { type: 'diverging', ...(dark ? { interpolate: DARK_DIVERGING } : { scheme: 'BuRd' }), domain: domain ?? [-extent, extent] }
     : { type: 'linear', ...(dark ? { interpolate: DARK_SEQUENTIAL } : { scheme: 'blues' }), domain: domain ?? [0, extent] };

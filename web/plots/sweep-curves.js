@@ -7,6 +7,8 @@
 //           left: true), dy px from its line (−7, just above, by default)
 //   marker: { x, label }                                   the current value of the swept parameter
 //   colors: one colour per series (default: SERIES_COLORS in order)
+//   clip:   true to clip the series to the frame: on a fixed log axis, values below its floor (a
+//           zero among them) leave the frame at its bottom rather than draw over the axis
 import * as Plot from '@observablehq/plot';
 import { chart, recentNodes, showMoved } from '../morph.js';
 import { hasBar, moveMarks } from './move-marks.js';
@@ -16,7 +18,7 @@ import { SERIES_COLORS, decades, plot, powerOfTen } from './style.js';
 const HALO = { stroke: 'var(--panel)', strokeWidth: 4, paintOrder: 'stroke' };
 
 export function sweepCurvesPlot({ series, refs = [], marker, xLabel, yLabel, xLog = true, yLog = false, yDomain,
-  xTicks, xTickFormat, yTicks, yTickFormat, colors, width = 520, height = 280, ariaLabel }) {
+  xTicks, xTickFormat, yTicks, yTickFormat, colors, clip = false, width = 520, height = 280, ariaLabel }) {
   const rows = series.flatMap((s) => s.points.map((p) => ({ ...p, series: s.name })));
   const names = series.map((s) => s.name);
   const marks = [];
@@ -33,10 +35,11 @@ export function sweepCurvesPlot({ series, refs = [], marker, xLabel, yLabel, xLo
     Plot.text([marker.x], { x: (d) => d, frameAnchor: 'top', text: () => marker.label, dy: -12, fill: 'currentColor', fontWeight: 600, ...HALO }),
   );
   const withBars = rows.filter(hasBar);
+  const framed = clip ? { clip: 'frame' } : {};
   marks.push(
-    Plot.ruleX(withBars, { x: 'x', y1: 'lo', y2: 'hi', stroke: 'series', strokeWidth: 1.5 }),
-    Plot.line(rows, { x: 'x', y: 'y', stroke: 'series', strokeWidth: 2 }),
-    Plot.dot(rows, { x: 'x', y: 'y', fill: 'series', r: 3 }),
+    Plot.ruleX(withBars, { x: 'x', y1: 'lo', y2: 'hi', stroke: 'series', strokeWidth: 1.5, ...framed }),
+    Plot.line(rows, { x: 'x', y: 'y', stroke: 'series', strokeWidth: 2, ...framed }),
+    Plot.dot(rows, { x: 'x', y: 'y', fill: 'series', r: 3, ...framed }),
   );
   // Plot hands a log axis's labels to d3, which blanks those it finds crowded; explicit tick
   // values get explicit axis marks, whose text channel labels every one of them.
@@ -89,13 +92,14 @@ function layoutOf(options) {
 // unchanged): the dots, the interval bars and each series' line (move-marks.js). False, touching
 // nothing, if a value has no finite position or the marks are not as expected.
 function moveCurves(svg, { x, y }, series) {
-  const dots = svg?.querySelector(':scope > g[aria-label="dot"]');
-  const lines = dots?.previousElementSibling;
+  const outer = svg?.querySelector(':scope > g[aria-label="dot"]');  // then the line's, then the bars'
+  const outerLines = outer?.previousElementSibling, outerRules = outerLines?.previousElementSibling;
   const points = series.flatMap((s) => s.points);
   const bars = points.filter(hasBar);
-  const rules = bars.length ? lines?.previousElementSibling : null;
-  if (!dots || lines?.getAttribute('aria-label') !== 'line' || lines.childElementCount !== series.length ||
-    (bars.length && rules?.getAttribute('aria-label') !== 'rule')) return false;
+  if (!outer || outerLines?.getAttribute('aria-label') !== 'line' || (bars.length && outerRules?.getAttribute('aria-label') !== 'rule')) return false;
+  // a clipped mark is Plot's <g aria-label clip-path> around the mark's own <g>
+  const [dots, lines, rules] = [outer, outerLines, outerRules].map((g) => (g?.hasAttribute('clip-path') ? g.firstElementChild : g));
+  if (lines?.childElementCount !== series.length) return false;
   const move = moveMarks(x, y);
   move.dots(dots, points);
   if (bars.length) move.rules(rules, bars);

@@ -1,7 +1,7 @@
 // (eq:vanishing-gradients) The softmax Jacobian J = diag(p) − ppᵀ shrinks with the weights it is
 // made of: a peaked (unscaled) row passes almost no gradient to its scores, a one-hot row none.
 import { showSweepCurves } from '../plots/sweep-curves.js';
-import { SERIES_COLORS, niceCeil, powerDomain } from '../plots/style.js';
+import { SERIES_COLORS, niceCeil } from '../plots/style.js';
 import { showHeatmap } from '../plots/heatmap.js';
 import { fmt, fmtInt, fmtInterval, fmtPow } from '../format.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, shownTable } from '../readout.js';
@@ -14,14 +14,22 @@ export const params = SWEEP_PARAMS;
 
 const MEDIAN = 'q·k (no scale), median';
 
-// Mean (with its 95% interval where the interval is positive: the y axis is logarithmic) and,
-// for the unscaled rows, the median, of one statistic against d_k.
+// Both sweep plots share one log axis, 10⁻¹² … 1, whatever n, the sample or the seed: curves of
+// several settings can be compared, and another seed moves the points in place. The unscaled
+// median falls below the floor at large d_k for some seeds (and is 0 where most rows are exactly
+// one-hot): such points leave the frame at its bottom (the plots clip to it), and an interval
+// whose lower end is at or below the floor (a mean − 1.96 SE below 0, on a skewed sample) is
+// drawn down to it. The tables hold every value.
+const FLOOR = 1e-12;
+const BELOW = FLOOR / 1000;  // where a 0 is drawn: out of the frame
+
+// Mean with its 95% interval and, for the unscaled rows, the median, of one statistic against d_k.
 function seriesOf(s, stat) {
   const pts = (k, which) => s.dks.map((x, i) => {
     const v = s.scales[k][stat];
-    if (which === 'median') return { x, y: v.median[i] };
-    return v.lo[i] > 0 ? { x, y: v.mean[i], lo: v.lo[i], hi: v.hi[i] } : { x, y: v.mean[i] };
-  }).filter((p) => p.y > 0);
+    if (which === 'median') return { x, y: Math.max(v.median[i], BELOW) };
+    return { x, y: Math.max(v.mean[i], BELOW), lo: Math.max(v.lo[i], FLOOR), hi: Math.max(v.hi[i], FLOOR) };
+  });
   return [{ name: SERIES.none, points: pts('none') }, { name: SERIES.sqrt, points: pts('sqrt') }, { name: MEDIAN, points: pts('none', 'median') }];
 }
 
@@ -82,19 +90,14 @@ export function mount(figure, { run }) {
   function drawCurves(s, dk) {
     const { n } = s;
     const uniform = Math.sqrt(n - 1) / n;
-    const lowest = (stat) => Math.min(...seriesOf(s, stat).flatMap((x) => x.points.map((p) => p.lo ?? p.y)));
-    // the log axes end on the power of ten below half the smallest value: an axis seeds can share
-    // (their points then move in place), and one that ends on a labelled tick
-    const decadeBelow = (v) => powerDomain([v / 2], 10)[0];
-    const jLo = decadeBelow(Math.min(lowest('jacobianNorm'), uniform)), gLo = decadeBelow(lowest('nonmaxGrad'));
     showSweepCurves(normPanel.plot, {
       series: seriesOf(s, 'jacobianNorm'), refs: [{ name: `uniform: √(n−1)/n = ${fmt(uniform)}`, y: uniform, dy: -18 }],  // above the scaled curve, which runs just above the level
       marker: marker(dk), xTicks: DK_TICKS, colors: SERIES_COLORS.slice(0, 3),
-      xLabel: 'dₖ', yLabel: '‖J‖', yLog: true, yDomain: [jLo, 1], height: 300,
+      xLabel: 'dₖ', yLabel: '‖J‖', yLog: true, yDomain: [FLOOR, 1], clip: true, height: 300,
     }, sweepData('‖J‖ against dₖ as a table', s, 'jacobianNorm', shownTable(normPanel.plot)));
     showSweepCurves(gradPanel.plot, {
       series: seriesOf(s, 'nonmaxGrad'), marker: marker(dk), xTicks: DK_TICKS, colors: SERIES_COLORS.slice(0, 3),
-      xLabel: 'dₖ', yLabel: 'mean ‖∂p/∂sⱼ‖ over non-max j', yLog: true, yDomain: [gLo, 1], height: 300,
+      xLabel: 'dₖ', yLabel: 'mean ‖∂p/∂sⱼ‖ over non-max j', yLog: true, yDomain: [FLOOR, 1], clip: true, height: 300,
     }, sweepData('Non-max gradient against dₖ as a table', s, 'nonmaxGrad', shownTable(gradPanel.plot)));
     const i = s.dks.indexOf(dk);
     const rowsAt = (stat) => [
