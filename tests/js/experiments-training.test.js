@@ -44,7 +44,21 @@ describe('training-ablation: the worker streams the engine’s trainer', () => {
 });
 
 describe('training-ablation: small and large d_k, both optimizers', () => {
-  const r = drain(trainingContrast(engine, { seed: 1, seqLen: 8 })).result;
+  const { result: r, progress } = drain(trainingContrast(engine, { seed: 1, seqLen: 8 }));
+
+  it('trains in chunks of at most 25 steps, with progress rising to the end, and reports what one uninterrupted run gives', () => {
+    // a chunk is what the worker runs before it takes the next request: 12 a run, 4 runs
+    expect(progress.length).toBe(4 * Math.ceil(CONTRAST.steps / 25) - 1);
+    expect(progress.every((p, i) => p > (progress[i - 1] ?? 0) && p < 1)).toBe(true);
+    const row = r.rows.find((x) => x.dk === 256 && x.optimizer === 'adam');
+    const trainer = engine.createTrainer({ dk: 256, optimizer: 'adam', lr: CONTRAST.optimizers.adam, seed: 1, seqLen: 8 });
+    const whole = trainer.step(CONTRAST.steps).variants;
+    trainer.dispose();
+    const k = CONTRAST.steps / 10;
+    const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    expect(row.variants.none.loss).toBe(mean([...whole.none.loss].slice(-k)));
+    expect(row.variants.invSqrtDk.entropyEarly).toBe(mean([...whole.invSqrtDk.entropy].slice(0, 10)));
+  });
 
   it('runs every d_k with every optimizer and reports finite losses, accuracies in [0, 1] and entropies in [0, ln L]', () => {
     expect(r.rows.map((row) => [row.dk, row.optimizer])).toEqual(
