@@ -102,7 +102,7 @@ class Rng {
 // in + and × only (BoxMuller below: Cephes' logf on [√½, √2), and sin/cos on [−π/4, π/4] after an
 // exact reduction of 4u₂ to its nearest quadrant), so the SIMD kernel (normals in kernels.hpp) and
 // its scalar twin normals_ref give the same bits, natively and in wasm. With no table and no
-// rejection, every lane does the same work (docs/PERFORMANCE.md: 1.5–2× the ziggurat's rate at
+// rejection, every lane does the same work (docs/PERFORMANCE-LOG.md: 1.5–2× the ziggurat's rate at
 // d_k = 512 in wasm).
 //   Stream s of a seed: lane l's four words are SplitMix64 outputs 8s + 2l and 8s + 2l + 1, started
 // at seed ^ kDomain, each split low half first (a lane of four zero words, chance 2⁻¹²⁸, gets a 1).

@@ -19,7 +19,7 @@ import { startWorker } from './worker-start.js';
 const MAX_RESTARTS = 5;
 // A run on the page ends before the worker's answer could be handled: that answer waits behind
 // the frame the reader's input schedules (6–10 ms of paint and layout here) and the round trip.
-// Two A/Bs of 34 controls (docs/PERFORMANCE.md): 6 ms → 12 ms took their median from 21.2 to
+// Two A/Bs of 34 controls (docs/PERFORMANCE-LOG.md): 6 ms → 12 ms took their median from 21.2 to
 // 17.4 ms and from 17.2 to 15.5 (2 ms → 6 ms, a session before: 15.4 to 13.3). Above 12 ms the
 // main thread would hold the reader's input too long; such runs stay in the worker.
 const LIGHT_MS = 12;

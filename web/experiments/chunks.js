@@ -59,7 +59,7 @@ export function* sampleDots(engine, { dk, count, seed, first = 0, distribution =
 // engine.sampleEntries kept in engine memory (a workspace), for an experiment whose products
 // read them in place. A new draw then touches no fresh JavaScript memory (a page touched for the
 // first time costs 5–30 µs in Chromium on this project's machines: several ms for the 1 MiB of
-// initialization's tokens, docs/PERFORMANCE.md), and no product copies them into the engine.
+// initialization's tokens, docs/PERFORMANCE-LOG.md), and no product copies them into the engine.
 // A stream's entries come one after another, so fewer are a prefix of more (more are drawn anew,
 // into a block of their own). Returns { view(), release() }: view() is the `count` entries (read
 // it again after any engine call: memory growth detaches an older view). A block stays while a run
