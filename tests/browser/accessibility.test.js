@@ -3,7 +3,7 @@
 // SVG, so the heatmaps' cell labels are checked here against their cells' colours.
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness } from './harness.js';
+import { heatmapLabelContrasts, startHarness } from './harness.js';
 
 const require = createRequire(import.meta.url);
 let h;
@@ -30,16 +30,7 @@ describe('accessibility', () => {
         .map((v) => `${v.id} (${v.impact}): ${v.nodes.length} nodes, e.g. ${v.nodes[0].target.join(' ')}`);
       expect(bad).toEqual([]);
       // every heatmap cell's label against its cell: WCAG's 4.5 for text
-      const labels = await page.$$eval('.heatmap svg:last-child', (maps) => maps.flatMap((map) => {
-        const rgb = (c) => (c === 'white' ? [255, 255, 255] : c === 'black' ? [0, 0, 0] : c.match(/\d+/g).slice(0, 3).map(Number));
-        const lum = (c) => rgb(c).map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4))
-          .reduce((a, v, i) => a + v * [0.2126, 0.7152, 0.0722][i], 0);
-        const cells = [...map.querySelectorAll('g[aria-label="cell"] rect')].map((r) => r.getAttribute('fill'));
-        return [...map.querySelectorAll('g[aria-label="text"] text')].map((t, k) => {
-          const [a, b] = [lum(t.getAttribute('fill')), lum(cells[k])].sort((x, y) => y - x);
-          return { contrast: (a + 0.05) / (b + 0.05), where: `${map.getAttribute('aria-label')}, cell ${k}: ${t.getAttribute('fill')} on ${cells[k]}` };
-        });
-      }));
+      const labels = (await heatmapLabelContrasts(page)).flat();
       expect(labels.length).toBeGreaterThan(0);
       expect(labels.filter((l) => l.contrast < 4.5).map((l) => `${l.where} (${l.contrast.toFixed(2)})`)).toEqual([]);
       expect(errors).toEqual([]);

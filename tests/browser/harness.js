@@ -55,3 +55,19 @@ export function readouts(page, stepId) {
 }
 
 export const parseNum = (s) => Number(s.replace('−', '-').replace(/,/g, ''));
+
+// Each heatmap's cell labels (in the page's `.heatmap svg:last-child` maps under `selector`) as
+// [{ contrast, where }]: WCAG's contrast ratio of the label's fill against its cell's (axe does
+// not judge text drawn in SVG).
+export function heatmapLabelContrasts(page, selector = '') {
+  return page.$$eval(`${selector} .heatmap svg:last-child`, (maps) => maps.map((map) => {
+    const rgb = (c) => (c === 'white' ? [255, 255, 255] : c === 'black' ? [0, 0, 0] : c.match(/\d+/g).slice(0, 3).map(Number));
+    const lum = (c) => rgb(c).map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4))
+      .reduce((a, v, i) => a + v * [0.2126, 0.7152, 0.0722][i], 0);
+    const cells = [...map.querySelectorAll('g[aria-label="cell"] rect')].map((r) => r.getAttribute('fill'));
+    return [...map.querySelectorAll('g[aria-label="text"] text')].map((t, k) => {
+      const [a, b] = [lum(t.getAttribute('fill')), lum(cells[k])].sort((x, y) => y - x);
+      return { contrast: (a + 0.05) / (b + 0.05), where: `${map.getAttribute('aria-label')}, cell ${k}: ${t.getAttribute('fill')} on ${cells[k]}` };
+    });
+  }));
+}

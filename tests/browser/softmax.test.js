@@ -2,7 +2,7 @@
 // temperature. Each renders without console errors, every control changes what it shows, a URL
 // reproduces the same numbers, and the source texts' numbers appear next to computed ones.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, waitForUpdates } from './harness.js';
+import { heatmapLabelContrasts, startHarness, waitForUpdates } from './harness.js';
 
 let h;
 beforeAll(async () => { h = await startHarness(); });
@@ -135,16 +135,9 @@ describe('the source texts’ numbers are shown next to computed ones', () => {
     // n = 2: the peaked row is one-hot but for ~1e-11, so its cells are near-white on the scale the
     // spread row sets; judged against its own values, three of its labels came out white
     const { page, errors, close } = await openStep('vanishing-gradients', '&n=2');
-    const contrasts = await page.$$eval('#vanishing-gradients .heatmap svg:last-child', (maps) => maps.map((map) => {
-      const rgb = (c) => (c === 'white' ? [255, 255, 255] : c === 'black' ? [0, 0, 0] : c.match(/\d+/g).slice(0, 3).map(Number));
-      const lum = (c) => rgb(c).map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4))
-        .reduce((a, v, i) => a + v * [0.2126, 0.7152, 0.0722][i], 0);
-      const cells = [...map.querySelectorAll('g[aria-label="cell"] rect')].map((r) => r.getAttribute('fill'));
-      const labels = [...map.querySelectorAll('g[aria-label="text"] text')].map((t) => t.getAttribute('fill'));
-      return labels.map((f, k) => { const [a, b] = [lum(f), lum(cells[k])].sort((x, y) => y - x); return (a + 0.05) / (b + 0.05); });
-    }));
+    const contrasts = await heatmapLabelContrasts(page, '#vanishing-gradients');
     expect(contrasts.map((c) => c.length)).toEqual([4, 4]);
-    for (const c of contrasts.flat()) expect(c).toBeGreaterThanOrEqual(4.5);
+    for (const c of contrasts.flat()) expect(c.contrast, c.where).toBeGreaterThanOrEqual(4.5);
     expect(errors).toEqual([]);
     await close();
   });
