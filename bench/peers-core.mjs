@@ -98,11 +98,12 @@ export function jsSoftmax(x, rows, cols) {
   return y;
 }
 
-// ------------------------------------------------------------ attnlab without copies
-// engine.workspace: views of engine memory that calls read and write in place, so nothing crosses
-// the boundary. The inputs are placed in the workspace once, outside the timing, and O and the
-// weights (softmax: Y) are written into it. Returns { mode, fn (returning O or Y, to be checked), dispose }.
-function attentionNoCopies(engine, o) {
+// ------------------------------------------------------------ attnlab with its inputs in engine memory
+// engine.workspace: views of engine memory that calls read and write in place. The inputs are
+// placed in the workspace once, outside the timing. Returns { mode, fn, resident, dispose }: fn,
+// no copies (O and the weights, or Y, written into the workspace); resident, the output alone
+// copied out into an array reused from call to call; each returning O or Y, to be checked.
+function attentionInWorkspace(engine, o) {
   const ws = engine.workspace({ q: o.q.length, k: o.k.length, v: o.v.length, output: o.nq * o.dv, weights: o.nq * o.nk });
   for (const name of ['q', 'k', 'v']) ws[name].set(o[name]);
   const resident = () => ({ ...o, q: ws.q, k: ws.k, v: ws.v });  // read at each call: the views follow memory growth
@@ -110,7 +111,7 @@ function attentionNoCopies(engine, o) {
   return { mode: 'workspace', fn: () => engine.attention({ ...resident(), out: { output: ws.output, weights: ws.weights } }).output,
     resident: () => engine.attention({ ...resident(), weights: false, out: { output } }).output, dispose: () => ws.dispose() };
 }
-function softmaxNoCopies(engine, x, rows, cols) {
+function softmaxInWorkspace(engine, x, rows, cols) {
   const ws = engine.workspace({ x: x.length, y: x.length });
   ws.x.set(x);
   const y = new Float32Array(x.length);
@@ -182,13 +183,13 @@ export async function runPeers({ createEngine, tf, tfWasm, ort, peakWasm }, roun
     const [tq, tk, tv] = [q, k, v].map((a) => tf.tensor2d(a, [n, d])), ts = tf.scalar(scale);
     const tfRun = (f) => () => { const t = tf.tidy(f); const out = t.dataSync(); t.dispose(); return out; };
     const session = await ort.InferenceSession.create(attentionModel(n, d, scale), ortOptions);
-    const noCopies = attentionNoCopies(simd, o);
+    const inWorkspace = attentionInWorkspace(simd, o);
     const feeds = Object.fromEntries([['Q', q], ['K', k], ['V', v]].map(([name, a]) => [name, new ort.Tensor('float32', a, [n, d])]));
     await group(`attention ${n}×${d}`, [
       ['attnlab SIMD128', () => simd.attention(o).output],
       ['attnlab SIMD128 O only', () => simd.attention({ ...o, weights: false }).output],
-      ['attnlab SIMD128 inputs resident', noCopies.resident],
-      ['attnlab SIMD128 no copies', noCopies.fn],
+      ['attnlab SIMD128 inputs resident', inWorkspace.resident],
+      ['attnlab SIMD128 no copies', inWorkspace.fn],
       ['attnlab scalar', () => scalar.attention(o).output],
       ['plain JS', () => jsAttention(q, k, v, n, d, scale)],
       ['tfjs matMul(q, k, false, true)', tfRun(() => tf.matMul(tf.softmax(tf.mul(tf.matMul(tq, tk, false, true), ts)), tv))],
@@ -197,8 +198,8 @@ export async function runPeers({ createEngine, tf, tfWasm, ort, peakWasm }, roun
       ['peak', peak.fn],
     ], (name, out) => checkAttention(name, out, { q, k, v, n, d }), 4 * n * n * d, 'GFLOP/s', n * d > 1e5 ? rounds.large : rounds.small);
     tf.dispose([tq, tk, tv, ts]);
-    noCopies.dispose();
-    noCopiesMode = noCopies.mode;
+    inWorkspace.dispose();
+    noCopiesMode = inWorkspace.mode;
     await session.release();
   }
 
@@ -206,21 +207,21 @@ export async function runPeers({ createEngine, tf, tfWasm, ort, peakWasm }, roun
   const x = simd.sampleEntries({ count: rows * cols, seed: 6, std: 4 });
   const tx = tf.tensor2d(x, [rows, cols]);
   const session = await ort.InferenceSession.create(softmaxModel(rows, cols), ortOptions);
-  const noCopies = softmaxNoCopies(simd, x, rows, cols);
+  const inWorkspace = softmaxInWorkspace(simd, x, rows, cols);
   const y = new Float32Array(rows * cols);  // "into out": X copied in, Y copied into this array, reused
   const feeds = { X: new ort.Tensor('float32', x, [rows, cols]) };
   await group(`softmax ${rows}×${cols}`, [
     ['attnlab SIMD128', () => simd.softmax(x, rows, cols)],
     ['attnlab SIMD128 into out', () => simd.softmax(x, rows, cols, { out: y })],
-    ['attnlab SIMD128 inputs resident', noCopies.resident],
-    ['attnlab SIMD128 no copies', noCopies.fn],
+    ['attnlab SIMD128 inputs resident', inWorkspace.resident],
+    ['attnlab SIMD128 no copies', inWorkspace.fn],
     ['attnlab scalar', () => scalar.softmax(x, rows, cols)],
     ['plain JS', () => jsSoftmax(x, rows, cols)],
     ['tfjs softmax', () => { const t = tf.softmax(tx); const out = t.dataSync(); t.dispose(); return out; }],
     ['onnxruntime-web', async () => (await session.run(feeds)).Y.data],
   ], (name, out) => checkSoftmax(name, out, x, rows, cols), 0, 'ms', rounds.softmax);
   tx.dispose();
-  noCopies.dispose();
+  inWorkspace.dispose();
   await session.release();
   if (tf.memory().numTensors !== 0) throw new Error(`tfjs leaked ${tf.memory().numTensors} tensors`);
 

@@ -1,37 +1,38 @@
 // The peers benchmark's ratios and table, from bench/peers-core.mjs's results; used by both
 // bench/peers.mjs (Node) and bench/peers-browser.mjs (Chromium), so both print the same way.
 // Ratios of throughputs (GFLOP/s) for attention, of times for softmax; the issue's targets beside.
-const ATTN = ['attnlab SIMD128', 'attnlab SIMD128 O only', 'attnlab SIMD128 inputs resident', 'attnlab SIMD128 no copies', 'attnlab scalar', 'plain JS',
-  'tfjs matMul(q, k, false, true)', 'tfjs matMul(q, transpose(k))', 'onnxruntime-web', 'peak'];
-const SOFT = ['attnlab SIMD128', 'attnlab SIMD128 into out', 'attnlab SIMD128 inputs resident', 'attnlab SIMD128 no copies', 'attnlab scalar', 'plain JS', 'tfjs softmax', 'onnxruntime-web'];
+
+// attnlab's forms of each call (bench/peers-core.mjs): the name in a ratio's label ('' for the
+// plain call), and its implementation's name in the results
+const ATTN_FORMS = ['', ' O only', ' inputs resident', ' no copies'];
+const SOFT_FORMS = ['', ' into out', ' inputs resident', ' no copies'];
+const impl = (form) => `attnlab SIMD128${form}`;
+// the table's rows, in order
+const ATTN = [...ATTN_FORMS.map(impl), 'attnlab scalar', 'plain JS', 'tfjs matMul(q, k, false, true)', 'tfjs matMul(q, transpose(k))', 'onnxruntime-web', 'peak'];
+const SOFT = [...SOFT_FORMS.map(impl), 'attnlab scalar', 'plain JS', 'tfjs softmax', 'onnxruntime-web'];
 
 /** { what: { name: value } } for every group with attnlab; null where a figure is missing. */
 export function ratios(results) {
   const out = {};
   for (const what of [...new Set(results.map((r) => r.what))]) {
-    const v = (impl) => results.find((r) => r.what === what && r.impl === impl)?.value ?? null;
+    const v = (name) => results.find((r) => r.what === what && r.impl === name)?.value ?? null;
     const q = (a, b) => (a === null || b === null ? null : a / b);
-    const simd = v('attnlab SIMD128'), noCopy = v('attnlab SIMD128 no copies'), oOnly = v('attnlab SIMD128 O only');
-    const resident = v('attnlab SIMD128 inputs resident');
+    const simd = v(impl(''));
     if (what.startsWith('attention')) {
       const tfBest = Math.max(v('tfjs matMul(q, k, false, true)'), v('tfjs matMul(q, transpose(k))'));
       const pct = (x) => q(x === null ? null : 100 * x, v('peak'));
-      out[what] = {
-        'attnlab / faster tfjs form': q(simd, tfBest), 'attnlab O only / faster tfjs form': q(oOnly, tfBest),
-        'attnlab inputs resident / faster tfjs form': q(resident, tfBest), 'attnlab no copies / faster tfjs form': q(noCopy, tfBest),
-        'attnlab / onnxruntime-web': q(simd, v('onnxruntime-web')), 'attnlab O only / onnxruntime-web': q(oOnly, v('onnxruntime-web')),
-        'attnlab inputs resident / onnxruntime-web': q(resident, v('onnxruntime-web')), 'attnlab no copies / onnxruntime-web': q(noCopy, v('onnxruntime-web')),
-        'attnlab % of SIMD128 peak': pct(simd), 'attnlab O only % of SIMD128 peak': pct(oOnly),
-        'attnlab inputs resident % of SIMD128 peak': pct(resident), 'attnlab no copies % of SIMD128 peak': pct(noCopy),
-        'SIMD / scalar': q(simd, v('attnlab scalar')),
-      };
+      out[what] = Object.fromEntries([
+        ...ATTN_FORMS.map((f) => [`attnlab${f} / faster tfjs form`, q(v(impl(f)), tfBest)]),
+        ...ATTN_FORMS.map((f) => [`attnlab${f} / onnxruntime-web`, q(v(impl(f)), v('onnxruntime-web'))]),
+        ...ATTN_FORMS.map((f) => [`attnlab${f} % of SIMD128 peak`, pct(v(impl(f)))]),
+        ['SIMD / scalar', q(simd, v('attnlab scalar'))],
+      ]);
     } else {  // softmax: times, smaller is faster
-      out[what] = {
-        'attnlab time / tfjs time': q(simd, v('tfjs softmax')), 'attnlab into out time / tfjs time': q(v('attnlab SIMD128 into out'), v('tfjs softmax')),
-        'attnlab inputs resident time / tfjs time': q(resident, v('tfjs softmax')), 'attnlab no copies time / tfjs time': q(noCopy, v('tfjs softmax')),
-        'attnlab time / onnxruntime-web time': q(simd, v('onnxruntime-web')),
-        'scalar time / SIMD time': q(v('attnlab scalar'), simd),
-      };
+      out[what] = Object.fromEntries([
+        ...SOFT_FORMS.map((f) => [`attnlab${f} time / tfjs time`, q(v(impl(f)), v('tfjs softmax'))]),
+        ['attnlab time / onnxruntime-web time', q(simd, v('onnxruntime-web'))],
+        ['scalar time / SIMD time', q(v('attnlab scalar'), simd)],
+      ]);
     }
   }
   return out;
@@ -39,12 +40,10 @@ export function ratios(results) {
 
 const TARGET = {
   'SIMD / scalar': '≥ 3',
+  ...Object.fromEntries(ATTN_FORMS.flatMap((f) => [[`attnlab${f} / faster tfjs form`, '≥ 1.3'], [`attnlab${f} / onnxruntime-web`, '≥ 1.3'],
+    [`attnlab${f} % of SIMD128 peak`, '≥ 80']])),
+  ...Object.fromEntries(SOFT_FORMS.map((f) => [`attnlab${f} time / tfjs time`, '≤ 0.6'])),
 };
-for (const mode of ['', ' O only', ' inputs resident', ' no copies']) {
-  TARGET[`attnlab${mode} / faster tfjs form`] = TARGET[`attnlab${mode} / onnxruntime-web`] = '≥ 1.3';
-  TARGET[`attnlab${mode} % of SIMD128 peak`] = '≥ 80';
-}
-for (const mode of ['', ' into out', ' inputs resident', ' no copies']) TARGET[`attnlab${mode} time / tfjs time`] = '≤ 0.6';
 
 /** The table as lines of text. */
 export function table({ env, results }, where) {

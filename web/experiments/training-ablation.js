@@ -53,13 +53,14 @@ const CONTRAST_CHUNK = 25;
 export function* trainingContrast(engine, { seed, seqLen }) {
   const rows = [];
   const runs = CONTRAST.dks.flatMap((dk) => Object.entries(CONTRAST.optimizers).map(([optimizer, lr]) => ({ dk, optimizer, lr })));
-  const chunks = Math.ceil(CONTRAST.steps / CONTRAST_CHUNK);
+  const total = runs.length * CONTRAST.steps;
   for (const [i, cfg] of runs.entries()) {
     const t = engine.createTrainer({ ...cfg, seed, seqLen });
     try {
-      for (let c = 1; t.steps < CONTRAST.steps; c++) {
+      while (t.steps < CONTRAST.steps) {
         t.step(Math.min(CONTRAST_CHUNK, CONTRAST.steps - t.steps));
-        if (i + 1 < runs.length || t.steps < CONTRAST.steps) yield { progress: (i * chunks + c) / (runs.length * chunks) };
+        const done = i * CONTRAST.steps + t.steps;
+        if (done < total) yield { progress: done / total };
       }
       const r = t.curves(0);
       const k = Math.round(CONTRAST.steps / 10);

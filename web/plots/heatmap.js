@@ -34,9 +34,13 @@ const shapeOf = ({ rows, cols, rowLabel, colLabel, label, diverging, rowNames, c
 // The colour scale, and the end of its domain that a cell's label tone is judged against: the
 // given domain's (a scale shared with another panel), else that of the values
 function colorOf({ values, diverging, domain, dark }) {
-  let max = 1e-12;
-  for (const v of values) max = Math.max(max, Math.abs(v));
-  const extent = domain ? Math.max(...domain.map(Math.abs)) : niceCeil(max);
+  let extent;
+  if (domain) extent = Math.max(...domain.map(Math.abs));
+  else {
+    let max = 1e-12;
+    for (const v of values) max = Math.max(max, Math.abs(v));
+    extent = niceCeil(max);
+  }
   const color = diverging
     ? { type: 'diverging', ...(dark ? { interpolate: DARK_DIVERGING } : { scheme: 'BuRd' }), domain: domain ?? [-extent, extent] }
     : { type: 'linear', ...(dark ? { interpolate: DARK_SEQUENTIAL } : { scheme: 'blues' }), domain: domain ?? [0, extent] };
