@@ -70,3 +70,41 @@ export function table({ env, results }, where) {
   lines.push('(a shared 2-core host: absolute figures move ±30% between runs; the ratios come from one interleaved run)');
   return lines;
 }
+
+// docs/PERFORMANCE.md's tables, from the --json output of both runs: the rows of table() with
+// the targets' ratios in bold where met.
+const LABEL = {
+  [impl('')]: 'attnlab SIMD128', [impl(' O only')]: 'attnlab SIMD128, O only', [impl(' into out')]: 'attnlab SIMD128, into a caller’s array',
+  [impl(' inputs resident')]: 'attnlab SIMD128, inputs resident', [impl(' no copies')]: 'attnlab SIMD128, no copies',
+  'tfjs matMul(q, k, false, true)': 'TensorFlow.js `matMul(q, k, false, true)`', 'tfjs matMul(q, transpose(k))': 'TensorFlow.js `matMul(q, transpose(k))`',
+  'tfjs softmax': 'TensorFlow.js `tf.softmax`', peak: 'SIMD128 peak probe',
+};
+// a ratio's label in the doc: the form, or the plain call with its target
+const formLabel = (f, what, target) => (f ? `${f.trim()} ${what}` : `attnlab ${what} (target ${target})`);
+
+/** Markdown lines of the attention and softmax tables; runs: [[name, { results }], …], in columns. */
+export function markdown(runs) {
+  const lines = [];
+  const value = (results, what, name) => results.find((x) => x.what === what && x.impl === name)?.value ?? null;
+  const cell = (x, digits, met) => (x === null ? 'n/a' : met ? `**${x.toFixed(digits)}**` : x.toFixed(digits));
+  const attn = runs.flatMap(([name, { results }]) => [...new Set(results.map((x) => x.what))]
+    .filter((w) => w.startsWith('attention')).map((w, i) => [i ? '' : `${name} `, results, w]));
+  lines.push(`| attention forward | ${attn.map(([n, , w]) => n + w.replace('attention ', '')).join(' | ')} |`, `|---|${attn.map(() => '---|').join('')}`);
+  for (const name of ATTN)
+    lines.push(`| ${name === impl('') ? `${LABEL[name]} (GFLOP/s)` : LABEL[name] ?? name} | ${attn.map(([, res, w]) => cell(value(res, w, name), 1)).join(' | ')} |`);
+  const attnRatios = [
+    ...ATTN_FORMS.map((f) => [formLabel(f, '/ faster TensorFlow.js form', '≥ 1.3'), `attnlab${f} / faster tfjs form`, (x) => x >= 1.3, 2]),
+    ...ATTN_FORMS.map((f) => [formLabel(f, '/ onnxruntime-web', '≥ 1.3'), `attnlab${f} / onnxruntime-web`, (x) => x >= 1.3, 2]),
+    ...ATTN_FORMS.map((f) => [formLabel(f, '% of the peak', '≥ 80'), `attnlab${f} % of SIMD128 peak`, (x) => x >= 80, 1]),
+    ['SIMD / scalar (target ≥ 3)', 'SIMD / scalar', (x) => x >= 3, 1]];
+  for (const [label, key, met, digits] of attnRatios)
+    lines.push(`| ${label} | ${attn.map(([, res, w]) => { const x = ratios(res)[w][key]; return cell(x, digits, x !== null && met(x)); }).join(' | ')} |`);
+  const sw = 'softmax 1024×1024';
+  lines.push('', `| ${sw} (ms) | ${runs.map(([n]) => n).join(' | ')} |`, `|---|${runs.map(() => '---|').join('')}`);
+  for (const name of SOFT) lines.push(`| ${LABEL[name] ?? name} | ${runs.map(([, { results }]) => cell(value(results, sw, name), 2)).join(' | ')} |`);
+  for (const f of SOFT_FORMS) {
+    const label = f ? `${f === ' into out' ? 'into a caller’s array' : f.trim()} / TensorFlow.js` : 'attnlab / TensorFlow.js (target ≤ 0.6)';
+    lines.push(`| ${label} | ${runs.map(([, { results }]) => { const x = ratios(results)[sw][`attnlab${f} time / tfjs time`]; return cell(x, x !== null && x < 0.1 ? 3 : 2, x !== null && x <= 0.6); }).join(' | ')} |`);
+  }
+  return lines;
+}
