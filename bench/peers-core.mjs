@@ -146,10 +146,12 @@ function peakProbe(bytes) {
 
 // ------------------------------------------------------------ the run
 /**
- * libs: { createEngine, tf, tfWasm (the tfjs-backend-wasm namespace), ort, peakWasm (bytes) };
- * rounds: { small, large, softmax } rounds per group. Returns { env, results }.
+ * libs: { createEngine, tf, tfWasm (the tfjs-backend-wasm namespace), ort, peakWasm (bytes, or
+ * null: no probe) }; rounds: { small, large, softmax } rounds per group; sizes: the attention
+ * sizes and the softmax's (tests/js/peers.test.js runs small ones). Returns { env, results }.
  */
-export async function runPeers({ createEngine, tf, tfWasm, ort, peakWasm }, rounds, log = () => {}) {
+export async function runPeers({ createEngine, tf, tfWasm, ort, peakWasm }, rounds, log = () => {},
+  { attentionSizes = ATTENTION_SIZES, softmaxSize = SOFTMAX_SIZE } = {}) {
   const simd = await createEngine({ simd: true }), scalar = await createEngine({ simd: false });
   tfWasm.setThreadsCount(1);
   if (!(await tf.setBackend('wasm'))) throw new Error('tfjs: the wasm backend did not initialise');
@@ -158,8 +160,8 @@ export async function runPeers({ createEngine, tf, tfWasm, ort, peakWasm }, roun
   if (!(await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT'))) throw new Error('tfjs wasm: no SIMD support detected');
   Object.assign(ort.env.wasm, { numThreads: 1, proxy: false });
   const ortOptions = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
-  const peak = peakProbe(peakWasm);
-  log(`peak probe: ${peak.name}, ${(peak.flops / peak.ms / 1e6).toFixed(1)} GFLOP/s in its first try`);
+  const peak = peakWasm ? peakProbe(peakWasm) : null;
+  if (peak) log(`peak probe: ${peak.name}, ${(peak.flops / peak.ms / 1e6).toFixed(1)} GFLOP/s in its first try`);
 
   const results = [];
   let noCopiesMode = null;
@@ -177,7 +179,7 @@ export async function runPeers({ createEngine, tf, tfWasm, ort, peakWasm }, roun
       value: name === 'peak' ? peak.flops / ms[i] / 1e6 : unit === 'ms' ? ms[i] : perCall / ms[i] / 1e6, unit: name === 'peak' ? 'GFLOP/s' : unit }));
   }
 
-  for (const [n, d] of ATTENTION_SIZES) {
+  for (const [n, d] of attentionSizes) {
     const [q, k, v] = [3, 4, 5].map((seed) => simd.sampleEntries({ count: n * d, seed }));
     const o = { q, k, v, nq: n, nk: n, dk: d, dv: d }, scale = 1 / Math.sqrt(d);
     const [tq, tk, tv] = [q, k, v].map((a) => tf.tensor2d(a, [n, d])), ts = tf.scalar(scale);
@@ -195,7 +197,7 @@ export async function runPeers({ createEngine, tf, tfWasm, ort, peakWasm }, roun
       ['tfjs matMul(q, k, false, true)', tfRun(() => tf.matMul(tf.softmax(tf.mul(tf.matMul(tq, tk, false, true), ts)), tv))],
       ['tfjs matMul(q, transpose(k))', tfRun(() => tf.matMul(tf.softmax(tf.mul(tf.matMul(tq, tf.transpose(tk)), ts)), tv))],
       ['onnxruntime-web', async () => (await session.run(feeds)).O.data],
-      ['peak', peak.fn],
+      ['peak', peak?.fn],
     ], (name, out) => checkAttention(name, out, { q, k, v, n, d }), 4 * n * n * d, 'GFLOP/s', n * d > 1e5 ? rounds.large : rounds.small);
     tf.dispose([tq, tk, tv, ts]);
     inWorkspace.dispose();
@@ -203,7 +205,7 @@ export async function runPeers({ createEngine, tf, tfWasm, ort, peakWasm }, roun
     await session.release();
   }
 
-  const [rows, cols] = SOFTMAX_SIZE;
+  const [rows, cols] = softmaxSize;
   const x = simd.sampleEntries({ count: rows * cols, seed: 6, std: 4 });
   const tx = tf.tensor2d(x, [rows, cols]);
   const session = await ort.InferenceSession.create(softmaxModel(rows, cols), ortOptions);
@@ -226,6 +228,6 @@ export async function runPeers({ createEngine, tf, tfWasm, ort, peakWasm }, roun
   if (tf.memory().numTensors !== 0) throw new Error(`tfjs leaked ${tf.memory().numTensors} tensors`);
 
   const env = { arch: simd.arch, tfjs: tf.version_core, ort: ort.env.versions?.web, tfjsThreads: tfWasm.getThreadsCount(),
-    ortThreads: ort.env.wasm.numThreads, peakProbe: peak.name, noCopies: noCopiesMode, rounds };
+    ortThreads: ort.env.wasm.numThreads, peakProbe: peak?.name ?? null, noCopies: noCopiesMode, rounds };
   return { env, results };
 }

@@ -99,7 +99,7 @@ export function markdown(runs) {
     ['SIMD / scalar (target ≥ 3)', 'SIMD / scalar', (x) => x >= 3, 1]];
   for (const [label, key, met, digits] of attnRatios)
     lines.push(`| ${label} | ${attn.map(([, res, w]) => { const x = ratios(res)[w][key]; return cell(x, digits, x !== null && met(x)); }).join(' | ')} |`);
-  const sw = 'softmax 1024×1024';
+  const sw = runs[0][1].results.find((x) => x.what.startsWith('softmax')).what;
   lines.push('', `| ${sw} (ms) | ${runs.map(([n]) => n).join(' | ')} |`, `|---|${runs.map(() => '---|').join('')}`);
   for (const name of SOFT) lines.push(`| ${LABEL[name] ?? name} | ${runs.map(([, { results }]) => cell(value(results, sw, name), 2)).join(' | ')} |`);
   for (const f of SOFT_FORMS) {
