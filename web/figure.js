@@ -5,6 +5,7 @@
 import { renderControls } from './controls.js';
 import { whenIdle } from './idle.js';
 import { el } from './readout.js';
+import { judgeAgain } from './scroll-region.js';
 
 const BUSY_DELAY = 150;  // ms before a run still going shows its progress bar
 
@@ -71,6 +72,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
     },
     done: () => {
       fig.dataset.drawMs = (performance.now() - resolvedAt).toFixed(2);
+      judgeAgain(body);  // content that widened may now scroll sideways, or fit
       drawnSinceNewest = true;
       hideBusy();
       if (inFlight === 0) settle();

@@ -2,6 +2,7 @@
 // readers, live formulas. Values are always inserted as text (or as TeX typeset by KaTeX, which
 // escapes it), never as markup.
 import { morphChildren, recentNodes, show } from './morph.js';
+import { scrollsSideways } from './scroll-region.js';
 import { setTex } from './tex.js';
 
 export { setTex, show };
@@ -18,7 +19,7 @@ export function el(tag, className, text) {
 export function liveFormula(className = 'live-formula') {
   const div = document.createElement('div');
   div.className = className;
-  return div;
+  return scrollsSideways(div, () => 'formula, with the figure’s numbers');
 }
 
 // A titled panel with a plot slot and a readout table.
@@ -33,6 +34,7 @@ export function panel(title) {
   const table = document.createElement('table');
   table.className = 'readout';
   el.append(h, plot, table);
+  scrollsSideways(el, () => h.textContent);
   return { el, title: h, plot, table };
 }
 
@@ -117,7 +119,7 @@ export function dataTable(caption, columns, rows, live) {
     const summary = document.createElement('summary');
     summary.textContent = caption;
     details.append(summary, newTable(columns, entries));
-    return details;
+    return scrollsSideways(details, () => summary.textContent);
   }
   const old = live.lastElementChild;
   if (!refill(old, columns, entries)) {
@@ -147,20 +149,6 @@ export function liveSummary() {
   p.className = 'live-summary';
   p.setAttribute('aria-live', 'polite');
   return p;
-}
-
-// Panels whose content is wider than they are scroll horizontally; make those focusable regions
-// (named by their title) so the keyboard can scroll them, and plain again when they fit.
-export function keyboardScroll(...panels) {
-  for (const p of panels) {
-    if (p.el.scrollWidth > p.el.clientWidth + 1) {
-      p.el.tabIndex = 0;
-      p.el.setAttribute('role', 'region');
-      p.el.setAttribute('aria-label', p.title.textContent);
-    } else {
-      for (const a of ['tabindex', 'role', 'aria-label']) p.el.removeAttribute(a);
-    }
-  }
 }
 
 export function grid(...children) {

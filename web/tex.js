@@ -21,6 +21,7 @@
 import katex from 'katex';
 import { whenIdle } from './idle.js';
 import { morphChildren } from './morph.js';
+import { scrollsSideways } from './scroll-region.js';
 
 // A number that is a value, not part of a name (x_1, #0072b2), a bare exponent or index (x^2, k_1:
 // a single digit that KaTeX sets in a text node with no room for another) or a length (4pt, 0.5em).
@@ -33,9 +34,12 @@ const signText = (s) => (s === '-' ? '\u2212' : '+');  // as KaTeX writes them, 
 
 // The static math under root: each .math element still holding TeX text (the build typesets the
 // page's own, tools/prerender-math.js; a step's section in <attnlab-step> arrives as written).
+// A display formula wider than a phone's screen scrolls sideways (style.css), a focusable region then.
 export function typesetStatic(root) {
   for (const el of root.querySelectorAll('.math')) {
-    if (!el.querySelector('.katex')) katex.render(el.textContent, el, { displayMode: el.classList.contains('display'), throwOnError: false });
+    const display = el.classList.contains('display');
+    if (!el.querySelector('.katex')) katex.render(el.textContent, el, { displayMode: display, throwOnError: false });
+    if (display) scrollsSideways(el, () => 'formula');
   }
 }
 

@@ -11,9 +11,11 @@ beforeAll(async () => { h = await startHarness(); });
 afterAll(async () => { await h?.close(); });
 
 describe('accessibility', () => {
-  for (const colorScheme of ['light', 'dark']) {
-    it(`the full page has no serious or critical axe violations (${colorScheme} theme)`, async () => {
-      const { page, errors, close } = await h.open('', { colorScheme });
+  // the phone: panels and data tables wider than the screen scroll, and must be focusable then
+  const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
+  for (const [colorScheme, where, options] of [['light', 'desktop', {}], ['dark', 'desktop', {}], ['light', 'phone', PHONE]]) {
+    it(`the full page has no serious or critical axe violations (${colorScheme} theme, ${where})`, async () => {
+      const { page, errors, close } = await h.open('', { colorScheme, ...options });
       // mount every figure, and let each finish drawing
       const ids = await page.$$eval('main section[id]', (ss) => ss.filter((s) => s.querySelector('figure.live')).map((s) => s.id));
       for (const id of ids) {

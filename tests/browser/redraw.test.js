@@ -11,11 +11,14 @@ afterAll(async () => { await h?.close(); });
 // Every element of the figure's body as tag, attributes (ids and what points at them apart: Plot
 // numbers its clip paths per page, a form's label points at an input id made per page) and own
 // text, in document order.
-const snapshot = (page, id) => page.$eval(`#${id} .figure-body`, (body) => [...body.querySelectorAll('*')].map((e) => {
+// (after two frames: whether a box scrolls sideways, and so is a focusable region, is judged
+// after the layout that follows a redraw, web/scroll-region.js)
+const frames = (page) => page.evaluate(() => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res))));
+const snapshot = async (page, id) => (await frames(page), page.$eval(`#${id} .figure-body`, (body) => [...body.querySelectorAll('*')].map((e) => {
   const attrs = e.getAttributeNames().filter((a) => a !== 'id' && a !== 'clip-path' && a !== 'for').sort().map((a) => `${a}=${e.getAttribute(a)}`);
   const text = [...e.childNodes].filter((n) => n.nodeType === 3).map((n) => n.data).join('');
   return `${e.tagName} ${attrs.join(' ')} ${text}`;
-}));
+})));
 
 // control, value: a number field's value, a select's option or a slider's stop index
 const CASES = {

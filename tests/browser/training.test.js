@@ -15,9 +15,9 @@ const atStep = async (page) => Number((await status(page)).match(/step (\d+)/)[1
 const posted = (page) => page.evaluate(() => performance.getEntriesByName('attnlab:posted').length);
 // what the figure shows of the main run: status, table, summary, every curve's path
 const mainRun = (page) => page.$eval(`#${ID} .figure-body`, (b) => [
-  b.querySelector('.training-status').textContent, b.querySelector(':scope > table.readout').textContent,
+  b.querySelector('.training-status').textContent, b.querySelector('table.training-runs').textContent,
   b.querySelector('.live-summary').textContent, ...[...b.querySelectorAll('.panel g[aria-label="line"] path')].map((p) => p.getAttribute('d'))]);
-const tableRows = (page) => page.$$eval(`#${ID} figure > .figure-body > table.readout tbody tr`, (rs) => rs.map((r) => [...r.cells].map((c) => c.textContent)));
+const tableRows = (page) => page.$$eval(`#${ID} figure table.training-runs tbody tr`, (rs) => rs.map((r) => [...r.cells].map((c) => c.textContent)));
 
 describe('training-ablation in Chromium', () => {
   it('plays the default run to 300 steps, draws four curves in each plot, fills the table, the summary and the d_k report', async () => {

@@ -1,8 +1,8 @@
 // The axis helpers of web/plots/: domains that redraws with similar data share, log-axis ticks and
-// their labels, and a heatmap's names thinned to what fits beside its cells.
+// their labels, a heatmap's (or bars') names thinned to what fits beside its cells, and a plot's
+// width fitted to a narrow screen.
 import { describe, expect, it } from 'vitest';
-import { decades, powerDomain, powerOfTen } from '../../web/plots/style.js';
-import { columnTicks, rowTicks } from '../../web/plots/heatmap.js';
+import { columnTicks, decades, fitWidth, powerDomain, powerOfTen, rowTicks } from '../../web/plots/style.js';
 
 describe('powerDomain', () => {
   it('encloses the positive values in powers of the base, a power itself being its own end', () => {
@@ -39,5 +39,26 @@ describe('columnTicks and rowTicks', () => {
   it('beside the rows, every name from 14 px a row, every other one below', () => {
     expect(rowTicks(names(16), 16 * 20)).toBeUndefined();
     expect(rowTicks(names(64), 64 * 12)).toEqual(columnTicks(names(64), 64 * 12));
+  });
+});
+
+describe('fitWidth', () => {
+  const at = (viewport, width) => {
+    const saved = globalThis.innerWidth;
+    globalThis.innerWidth = viewport;
+    try { return fitWidth(width); } finally { globalThis.innerWidth = saved; }
+  };
+  it('keeps a plot its own width where the figure has room for it', () => {
+    expect(at(1200, 900)).toBe(900);
+    expect(at(1200, 320)).toBe(320);
+  });
+  it('narrows it to the figure\'s content on a narrow screen: the viewport less 2 × (2.5 rem + 1 px), at 16 px a rem here', () => {
+    expect(at(390, 900)).toBe(390 - 82);
+    expect(at(390, 520)).toBe(308);
+    expect(at(390, 300)).toBe(300);
+  });
+  it('never below 240 px (a plot then scales down whole), nor above its own width', () => {
+    expect(at(200, 900)).toBe(240);
+    expect(at(200, 180)).toBe(180);
   });
 });

@@ -3,15 +3,18 @@
 //   categories: ['k₁', 'k₂', …];  series: [{ name, values: [...] }] with values per category
 import * as Plot from '@observablehq/plot';
 import { chart, recentNodes, setIf, showMoved } from '../morph.js';
-import { SERIES_COLORS, plot } from './style.js';
+import { SERIES_COLORS, columnTicks, fitWidth, plot } from './style.js';
+
+const MARGIN_LEFT = 48;
 
 export function barsPlot({ categories, series, yLabel = 'weight', yDomain = [0, 1], width = 640, height = 240, ariaLabel }) {
   const rows = series.flatMap((s) => s.values.map((v, i) => ({ category: categories[i], series: s.name, value: v })));
   const names = series.map((s) => s.name);
+  const fitted = fitWidth(width);  // (plot would fit it too; the names under the bars need to know)
   return plot({
-    width, height, marginLeft: 48,
+    width: fitted, height, marginLeft: MARGIN_LEFT,
     style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-    fx: { label: null, domain: categories, padding: 0.15 },
+    fx: { label: null, domain: categories, padding: 0.15, ticks: columnTicks(categories, fitted - MARGIN_LEFT) },
     x: { axis: null, domain: names },
     y: { label: yLabel, grid: true, domain: yDomain },
     color: { type: 'ordinal', domain: names, range: SERIES_COLORS.slice(0, names.length), legend: names.length > 1 },

@@ -3,7 +3,7 @@
 //   diverging: true for signed data centred on 0 (a Jacobian), false for weights in [0, max]
 import * as Plot from '@observablehq/plot';
 import { recentNodes, showPatched } from '../morph.js';
-import { niceCeil, plot } from './style.js';
+import { columnTicks, niceCeil, plot, rowTicks } from './style.js';
 
 export { niceCeil };
 
@@ -50,16 +50,6 @@ const cellLabel = (v) => (Math.abs(v) < 0.005 ? '0.00' : v.toFixed(2));  // neve
 // strong cells are dark on white and light on the dark theme: the label takes the other tone
 const labelFill = (v, extent, dark) => ((Math.abs(v) > 0.6 * extent) !== dark ? 'white' : 'black');
 
-// Every k-th name (and the first) when all of them would not fit beside their cells: k from 1, 2,
-// 5, 10, … so that k cells of a span of `length` px hold `need` px, a name and a gap.
-function thinTicks(names, length, need) {
-  const k = [1, 2, 5, 10, 20, 50].find((step) => (step * length) / names.length >= need) ?? 100;
-  return k === 1 ? undefined : names.filter((_, idx) => idx === 0 || (idx + 1) % k === 0);
-}
-// under the columns a name is about 7.5 px a character wide at 12 px; beside the rows, 14 px high
-export const columnTicks = (names, plotWidth) => thinTicks(names, plotWidth, 7.5 * Math.max(...names.map((n) => n.length)) + 6);
-export const rowTicks = (names, plotHeight) => thinTicks(names, plotHeight, 14);
-
 const withDefaults = (options) => ({ rowLabel: 'row', colLabel: 'column', label: 'value', width: 320, dark: prefersDark(), ...options });
 
 export function heatmapPlot(options) {
@@ -75,6 +65,7 @@ export function heatmapPlot(options) {
   const height = o.height ?? Math.round(width * rows / cols) + 60;
   const colNamesShown = cells.slice(0, cols).map((c) => c.j), rowNamesShown = [...new Set(cells.map((c) => c.i))];
   const map = plot({
+    fit: false,  // square cells: a heatmap too wide for its room scales down whole
     width, height, marginLeft: 40, marginBottom: 36,
     style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
     x: { label: o.colLabel, domain: colNamesShown, ticks: columnTicks(colNamesShown, width - 60) },

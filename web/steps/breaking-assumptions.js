@@ -4,7 +4,7 @@ import { breakingRequest } from '../experiments/breaking-assumptions.js';
 import { showTheory } from '../plots/theory-lines.js';
 import { niceCeil, powerDomain } from '../plots/style.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { dataTable, fillTable, grid, keyboardScroll, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
+import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import './breaking-assumptions.css';
 
 export const id = 'breaking-assumptions';
@@ -169,7 +169,6 @@ export function mount(figure, { run }) {
         `With ${what} and ${fmtInt(count)} pairs per dₖ (seed ${seed}), ${verdict}` +
         `At dₖ = ${last.dk} the engine measures Var(q·k) = ${fmt(last.variance, 4)} ${fmtInterval(last.varianceCI, 4)} ` +
         `against ${fmt(last.formulaVariance, 4)}, and a mean of ${fmt(last.mean, 3)} against ${fmt(last.formulaMean, 4)}.`;
-      keyboardScroll(overview);
       figure.done(r);
     },
   };

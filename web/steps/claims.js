@@ -5,7 +5,8 @@
 // in the data, always with its reason computed from the numbers.
 import { SERIES_COLORS } from '../plots/style.js';
 import { fmt, fmtInt, fmtTiny } from '../format.js';
-import { liveFormula, liveSummary, setTex, el } from '../readout.js';
+import { el, liveFormula, liveSummary, setTex } from '../readout.js';
+import { scrollsSideways } from '../scroll-region.js';
 import './claims.css';
 
 export const id = 'claims';
@@ -228,7 +229,7 @@ export function claimRequests() {
 export function mount(figure, { run }) {
   const formula = liveFormula();
   const counts = el('p', 'claims-counts');
-  const wrap = el('div', 'claims-table-wrap');
+  const wrap = scrollsSideways(el('div', 'claims-table-wrap'), () => 'The claims, and what the engine computes for each');
   const table = el('table', 'readout claims-table');
   const head = table.createTHead().insertRow();
   for (const name of ['Source', 'Claim', 'The engine computes', 'Verdict', 'Explained in']) {

@@ -6,6 +6,7 @@ import { showSweepCurves } from '../plots/sweep-curves.js';
 import { prefersDark, showHeatmap } from '../plots/heatmap.js';
 import { fmt, fmtInt, fmtInterval, sub, texFixed } from '../format.js';
 import { dataTable, el, fillTable, liveFormula, liveSummary, setTex, show } from '../readout.js';
+import { scrollsSideways } from '../scroll-region.js';
 import './exercises.css';
 
 export const id = 'exercises';
@@ -36,7 +37,7 @@ const TAU_TEX = [String.raw`\tfrac12\sqrt{d_k}`, String.raw`\sqrt{d_k}`, String.
 function answer(label = 'Show the answer') {
   const details = el('details', 'exercise-answer');
   details.append(el('summary', null, label));
-  const body = el('div', 'exercise-answer-body');
+  const body = scrollsSideways(el('div', 'exercise-answer-body'), () => 'the answer');
   details.append(body);
   return { details, body };
 }

@@ -39,11 +39,12 @@ export function mount(figure, { run }) {
     p.maps.className = 'attention-maps';
     p.plot.append(p.maps);
   }
-  const statsTitle = el('h3', undefined, 'Per-query peakedness: the largest weight and the entropy (in nats) of each row');
-  const stats = el('table', 'readout attention-stats');
+  const stats = panel('Per-query peakedness: the largest weight and the entropy (in nats) of each row');
+  stats.plot.remove();
+  stats.table.classList.add('attention-stats');
   const firstRow = el('p', 'attention-first-row');
   const summary = liveSummary();
-  figure.body.append(formula, rowLabel, rowFormula, grid(sides.unscaled.el, sides.scaled.el), statsTitle, stats, firstRow, summary);
+  figure.body.append(formula, rowLabel, rowFormula, grid(sides.unscaled.el, sides.scaled.el), stats.el, firstRow, summary);
 
   function draw(side, r, label, n, dv, outDomain) {
     const cell = Math.min(36, Math.floor(320 / n));
@@ -82,7 +83,7 @@ export function mount(figure, { run }) {
       Q,K\in\mathbb{R}^{${n}\times ${dk}},\ V\in\mathbb{R}^{${n}\times ${dv}},\ O\in\mathbb{R}^{${n}\times ${dv}}
       ${masked ? String.raw`,\quad M_{ij}=\begin{cases}0 & j\le i\\ -\infty & j>i\end{cases}` : ''}`, true);
 
-    fillTable(stats, ['query', 'keys seen', 'max weight, unscaled', 'max weight, scaled', 'entropy, unscaled', 'entropy, scaled', 'log(keys seen)'],
+    fillTable(stats.table, ['query', 'keys seen', 'max weight, unscaled', 'max weight, scaled', 'entropy, unscaled', 'entropy, scaled', 'log(keys seen)'],
       Array.from({ length: n }, (_, q) => {
         const keys = masked ? q + 1 : n;
         return { name: `q${sub(q + 1)}`, cells: [String(keys), fmt(r.unscaled.max[q]), fmt(r.scaled.max[q]),

@@ -5,7 +5,7 @@ import { normalPdf, showHistogram } from '../plots/histogram.js';
 import { showTheory } from '../plots/theory-lines.js';
 import { powerDomain } from '../plots/style.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { dataTable, fillTable, grid, keyboardScroll, liveFormula, liveSummary, panel, setTex, show, shownTable } from '../readout.js';
+import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, show, shownTable } from '../readout.js';
 import './initialization.css';
 
 export const id = 'initialization';
@@ -129,7 +129,6 @@ export function mount(figure, { run }) {
         `Var(qᵢ) = ${fmt(r.q.variance, 4)} against d_model·σ_W² = ${fmt(f.q, 4)}, and Var(q·k/√dₖ) = ${fmt(r.score.variance, 4)} ` +
         `against σ_q²σ_k² = ${fmt(f.score, 4)}${Math.abs(f.score - 1) > 0.05 ? ', not 1' : ''}; ` +
         `${inside ? 'every value given these weights lies inside its 95% interval' : 'a value given these weights falls outside its 95% interval (expected about one time in twenty per row)'}.`;
-      keyboardScroll(measured);
       figure.done(r);
     },
   };

@@ -3,7 +3,7 @@
 import { showTheory } from '../plots/theory-lines.js';
 import { showBars } from '../plots/bars.js';
 import { fmt, fmtInt, fmtShort } from '../format.js';
-import { dataTable, fillTable, grid, keyboardScroll, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
+import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import './shift-vs-scale.css';
 
 export const id = 'shift-vs-scale';
@@ -132,7 +132,6 @@ export function mount(figure, { run }) {
         `Dividing [100, 102, 103] by ${divisor} keeps its ratios and changes its weights to ${bracket(r.scaleRows[1].softmax)}; ` +
         `subtracting 97 changes every ratio and leaves the weights ${bracket(r.scaleRows[2].softmax)}, ` +
         `${Math.max(...r.scaleRows[2].ulpsFromRow) === 0 ? 'bit for bit' : `within ${fmtInt(Math.max(...r.scaleRows[2].ulpsFromRow))} ulp`}.`;
-      keyboardScroll(limits, logits, rows, claims);
       figure.done(r);
     },
   };

@@ -77,14 +77,17 @@ export function mount(figure, { run, cancel }) {
   const panels = { loss: panel('Loss (cross-entropy), log axis'), accuracy: panel('Accuracy on the batch'),
     entropy: panel('Attention entropy (nats)'), gradNorm: panel('Gradient at the scores ‖∂L/∂s‖, log axis') };
   for (const p of Object.values(panels)) p.table.remove();
-  const table = el('table', 'readout');
+  const runs = panel('Each run at the step shown');
+  runs.plot.remove();
+  const { table } = runs;
+  table.classList.add('training-runs');
   const data = el('div');
   const summary = liveSummary();
   const contrast = panel(`Small and large dₖ, both optimizers (${CONTRAST.steps} steps, the seed and L above, other settings at their defaults)`);
   contrast.plot.remove();
   const contrastText = el('p', 'training-contrast');
   contrast.el.append(contrastText);
-  figure.body.append(bar, legend, grid(panels.loss.el, panels.accuracy.el), grid(panels.entropy.el, panels.gradNorm.el), table, data, summary, contrast.el);
+  figure.body.append(bar, legend, grid(panels.loss.el, panels.accuracy.el), grid(panels.entropy.el, panels.gradNorm.el), runs.el, data, summary, contrast.el);
 
   // One configuration's training is one trajectory, the same on every replay: `curves` holds its
   // first `trained` steps, of which the figure shows the first `at` (fewer after the steps control

@@ -1,0 +1,47 @@
+// On a phone (390 × 844 CSS px) every step's plots are drawn at the width they get, so their text
+// keeps its size (plots/style.js fitWidth); the names under bars do not run into each other, and
+// nothing but a formula or a table (each in a box of its own that scrolls) is wider than the screen.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness } from './harness.js';
+
+let h;
+beforeAll(async () => { h = await startHarness(); });
+afterAll(async () => { await h?.close(); });
+
+const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
+
+describe('on a narrow screen', () => {
+  it('every plot is drawn at its displayed size, bar names apart, and the page no wider than the screen', async () => {
+    const { page, errors, close } = await h.open('', PHONE);
+    const ids = await page.$$eval('main section[id]', (ss) => ss.filter((s) => s.querySelector('figure.live')).map((s) => s.id));
+    for (const id of ids) {
+      await page.locator(`#${id} figure.live`).scrollIntoViewIfNeeded();
+      await page.waitForFunction((s) => document.querySelector(`#${s} figure.live`)?.dataset.state === 'ready', id, { timeout: 60000 });
+    }
+    const found = await page.evaluate(() => {
+      // plots other than heatmaps (which scale down whole, to keep their cells square) and legends
+      const plots = [...document.querySelectorAll('main svg.attnlab-plot')].filter((s) => !s.closest('.heatmap'));
+      const scales = plots.map((s) => ({ where: s.getAttribute('aria-label'), scale: s.getBoundingClientRect().width / Number(s.getAttribute('width')) }));
+      // bars' facet names: neighbours' boxes apart
+      const touching = [];
+      for (const s of plots) {
+        const names = [...s.querySelectorAll('g[aria-label="fx-axis tick label"] text')].map((t) => t.getBoundingClientRect());
+        names.slice(1).forEach((b, i) => { if (b.left < names[i].right) touching.push(`${s.getAttribute('aria-label')}: name ${i + 1}`); });
+      }
+      // what sticks out past the screen, outside a box that scrolls sideways
+      const scrolls = (e) => { for (let a = e.parentElement; a; a = a.parentElement) if (/auto|scroll/.test(getComputedStyle(a).overflowX)) return true; return false; };
+      // (an SVG's marks are judged by their SVG's box: a clipped curve's own box runs past its frame)
+      const wide = [...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > innerWidth + 1 && !scrolls(e))
+        .filter((e) => !e.closest('.katex-mathml') && !e.parentElement.closest('svg'))  // MathML for screen readers, laid out but clipped to 1 px
+        .filter((e) => !e.parentElement.closest('table')).slice(0, 12).map((e) => `${e.closest('section')?.id}: ${e.tagName} ${e.className?.baseVal ?? e.className} ${e.textContent.slice(0, 30)}`);
+      return { count: plots.length, scales, touching, wide, docWidth: document.documentElement.scrollWidth };
+    });
+    expect(found.count).toBeGreaterThan(15);
+    expect(found.scales.filter((p) => !(p.scale > 0.98)).map((p) => `${p.where}: ${p.scale.toFixed(3)}`)).toEqual([]);
+    expect(found.touching).toEqual([]);
+    expect(found.wide).toEqual([]);
+    expect(found.docWidth).toBeLessThanOrEqual(390);
+    expect(errors).toEqual([]);
+    await close();
+  });
+});
