@@ -24,6 +24,8 @@ describe('accessibility', () => {
       }
       // content-visibility skips rendering far from the viewport, which axe's colour checks need
       await page.addStyleTag({ content: 'main > section { content-visibility: visible !important; }' });
+      // and two frames for the boxes that now scroll sideways to be judged (web/scroll-region.js)
+      await page.evaluate(() => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res))));
       await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
       const result = await page.evaluate(() => axe.run(document, {
         runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa', 'best-practice'] },
