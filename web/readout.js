@@ -112,7 +112,7 @@ function setText(e, text) {
 // refilled, or a new one); the <details> stays, open if the reader opened it.
 export function dataTable(caption, columns, rows, live) {
   const entries = rows.map((r) => ({ name: String(r[0]), cells: r.slice(1).map(String) }));
-  if (!(live?.localName === 'details' && live.className === 'data-table' && live.childElementCount === 2 &&
+  if (!(live?.localName === 'details' && live.classList.contains('data-table') && live.childElementCount === 2 &&
     live.lastElementChild.localName === 'table')) {
     const details = document.createElement('details');
     details.className = 'data-table';

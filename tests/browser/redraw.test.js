@@ -75,7 +75,8 @@ describe('redraws in place', () => {
 });
 
 // The other half of the claim: those redraws are in place. A new seed keeps every plot's <svg>
-// (its marks moved through the scales, plots/*.js through showMoved in morph.js), and a range
+// (its marks moved through the scales, plots/*.js through showMoved in morph.js) and every data
+// table's <table> (its cells' text rewritten, readout.js dataTable), and a range
 // shown before comes back as the very nodes drawn then: a plot module that rebuilt on every
 // change would pass the test above and fail these.
 describe('redraws keep their nodes', () => {
@@ -87,7 +88,7 @@ describe('redraws keep their nodes', () => {
     }, value);
     await waitForUpdates(page, id, before + 1);
   };
-  const svgs = (page, id) => page.evaluateHandle((s) => [...document.querySelectorAll(`#${s} figure.live svg`)], id);
+  const svgs = (page, id) => page.evaluateHandle((s) => [...document.querySelectorAll(`#${s} figure.live svg, #${s} figure.live details.data-table > table`)], id);
   const sameNodes = (page, a, b) => page.evaluate(([x, y]) => x.length > 0 && x.length === y.length && x.every((n, i) => n === y[i]), [a, b]);
 
   // [step, the rest of its URL]: each step at its defaults, and views whose axes once followed
@@ -100,7 +101,7 @@ describe('redraws keep their nodes', () => {
     ['product-variance', '&distribution=rademacher'], ['dot-variance'], ['softmax-saturation'], ['temperature'],
     ['initialization'], ['exercises'], ['breaking-assumptions', '&departure=student-t'], ['initialization', '&init=custom&sigma=0.1'],
     ['vanishing-gradients']]) {
-    it(`${id}${query}: a new seed redraws every plot in place`, async () => {
+    it(`${id}${query}: a new seed redraws every plot and data table in place`, async () => {
       const { page, errors, close } = await h.open(`?step=${id}${query}`);
       await waitForUpdates(page, id, 1);
       await change(page, id, 'seed', '2');  // (seed 1 → 2: axes that hold both)
