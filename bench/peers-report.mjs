@@ -38,11 +38,14 @@ export function ratios(results) {
   return out;
 }
 
+// The issue's targets, per ratio: the text printed beside it, and whether a value meets it.
+const atLeast = (v) => ({ text: `≥ ${v}`, met: (x) => x >= v });
+const atMost = (v) => ({ text: `≤ ${v}`, met: (x) => x <= v });
 const TARGET = {
-  'SIMD / scalar': '≥ 3',
-  ...Object.fromEntries(ATTN_FORMS.flatMap((f) => [[`attnlab${f} / faster tfjs form`, '≥ 1.3'], [`attnlab${f} / onnxruntime-web`, '≥ 1.3'],
-    [`attnlab${f} % of SIMD128 peak`, '≥ 80']])),
-  ...Object.fromEntries(SOFT_FORMS.map((f) => [`attnlab${f} time / tfjs time`, '≤ 0.6'])),
+  'SIMD / scalar': atLeast(3),
+  ...Object.fromEntries(ATTN_FORMS.flatMap((f) => [[`attnlab${f} / faster tfjs form`, atLeast(1.3)], [`attnlab${f} / onnxruntime-web`, atLeast(1.3)],
+    [`attnlab${f} % of SIMD128 peak`, atLeast(80)]])),
+  ...Object.fromEntries(SOFT_FORMS.map((f) => [`attnlab${f} time / tfjs time`, atMost(0.6)])),
 };
 
 /** The table as lines of text. */
@@ -60,12 +63,12 @@ export function table({ env, results }, where) {
   for (const impl of ATTN)
     row(impl === 'peak' ? `wasm SIMD128 peak (${env.peakProbe})` : impl, attn.map((w) => fmt(value(w, impl))));
   for (const k of Object.keys(r[attn[0]]))
-    row(k, attn.map((w) => fmt(r[w][k], k.includes('%') ? 0 : 2)), TARGET[k]);
+    row(k, attn.map((w) => fmt(r[w][k], k.includes('%') ? 0 : 2)), TARGET[k]?.text);
   const soft = [...new Set(results.map((x) => x.what))].filter((w) => w.startsWith('softmax'));
   for (const w of soft) {
     lines.push(`${w} (rows of ${w.split('×')[1]}), ms (lower is better); medians of ${env.rounds.softmax} rounds`);
     for (const impl of SOFT) row(impl, [fmt(value(w, impl))]);
-    for (const [k, x] of Object.entries(r[w])) row(k, [fmt(x)], TARGET[k]);
+    for (const [k, x] of Object.entries(r[w])) row(k, [fmt(x)], TARGET[k]?.text);
   }
   lines.push('(a shared 2-core host: absolute figures move ±30% between runs; the ratios come from one interleaved run)');
   return lines;
@@ -79,32 +82,34 @@ const LABEL = {
   'tfjs matMul(q, k, false, true)': 'TensorFlow.js `matMul(q, k, false, true)`', 'tfjs matMul(q, transpose(k))': 'TensorFlow.js `matMul(q, transpose(k))`',
   'tfjs softmax': 'TensorFlow.js `tf.softmax`', peak: 'SIMD128 peak probe',
 };
-// a ratio's label in the doc: the form, or the plain call with its target
-const formLabel = (f, what, target) => (f ? `${f.trim()} ${what}` : `attnlab ${what} (target ${target})`);
+// a ratio's label in the doc: the form, or the plain call with its target; its cell, bold where met
+const formLabel = (f, what, key) => (f ? `${f.trim()} ${what}` : `attnlab ${what} (target ${TARGET[key].text})`);
+const ratioCell = (x, key, digits) => (x === null ? 'n/a' : TARGET[key].met(x) ? `**${x.toFixed(digits)}**` : x.toFixed(digits));
 
 /** Markdown lines of the attention and softmax tables; runs: [[name, { results }], …], in columns. */
 export function markdown(runs) {
   const lines = [];
   const value = (results, what, name) => results.find((x) => x.what === what && x.impl === name)?.value ?? null;
-  const cell = (x, digits, met) => (x === null ? 'n/a' : met ? `**${x.toFixed(digits)}**` : x.toFixed(digits));
+  const cell = (x, digits) => (x === null ? 'n/a' : x.toFixed(digits));
   const attn = runs.flatMap(([name, { results }]) => [...new Set(results.map((x) => x.what))]
     .filter((w) => w.startsWith('attention')).map((w, i) => [i ? '' : `${name} `, results, w]));
   lines.push(`| attention forward | ${attn.map(([n, , w]) => n + w.replace('attention ', '')).join(' | ')} |`, `|---|${attn.map(() => '---|').join('')}`);
   for (const name of ATTN)
     lines.push(`| ${name === impl('') ? `${LABEL[name]} (GFLOP/s)` : LABEL[name] ?? name} | ${attn.map(([, res, w]) => cell(value(res, w, name), 1)).join(' | ')} |`);
   const attnRatios = [
-    ...ATTN_FORMS.map((f) => [formLabel(f, '/ faster TensorFlow.js form', '≥ 1.3'), `attnlab${f} / faster tfjs form`, (x) => x >= 1.3, 2]),
-    ...ATTN_FORMS.map((f) => [formLabel(f, '/ onnxruntime-web', '≥ 1.3'), `attnlab${f} / onnxruntime-web`, (x) => x >= 1.3, 2]),
-    ...ATTN_FORMS.map((f) => [formLabel(f, '% of the peak', '≥ 80'), `attnlab${f} % of SIMD128 peak`, (x) => x >= 80, 1]),
-    ['SIMD / scalar (target ≥ 3)', 'SIMD / scalar', (x) => x >= 3, 1]];
-  for (const [label, key, met, digits] of attnRatios)
-    lines.push(`| ${label} | ${attn.map(([, res, w]) => { const x = ratios(res)[w][key]; return cell(x, digits, x !== null && met(x)); }).join(' | ')} |`);
+    ...ATTN_FORMS.map((f) => [formLabel(f, '/ faster TensorFlow.js form', `attnlab${f} / faster tfjs form`), `attnlab${f} / faster tfjs form`, 2]),
+    ...ATTN_FORMS.map((f) => [formLabel(f, '/ onnxruntime-web', `attnlab${f} / onnxruntime-web`), `attnlab${f} / onnxruntime-web`, 2]),
+    ...ATTN_FORMS.map((f) => [formLabel(f, '% of the peak', `attnlab${f} % of SIMD128 peak`), `attnlab${f} % of SIMD128 peak`, 1]),
+    [`SIMD / scalar (target ${TARGET['SIMD / scalar'].text})`, 'SIMD / scalar', 1]];
+  for (const [label, key, digits] of attnRatios)
+    lines.push(`| ${label} | ${attn.map(([, res, w]) => ratioCell(ratios(res)[w][key], key, digits)).join(' | ')} |`);
   const sw = runs[0][1].results.find((x) => x.what.startsWith('softmax')).what;
   lines.push('', `| ${sw} (ms) | ${runs.map(([n]) => n).join(' | ')} |`, `|---|${runs.map(() => '---|').join('')}`);
   for (const name of SOFT) lines.push(`| ${LABEL[name] ?? name} | ${runs.map(([, { results }]) => cell(value(results, sw, name), 2)).join(' | ')} |`);
   for (const f of SOFT_FORMS) {
-    const label = f ? `${f === ' into out' ? 'into a caller’s array' : f.trim()} / TensorFlow.js` : 'attnlab / TensorFlow.js (target ≤ 0.6)';
-    lines.push(`| ${label} | ${runs.map(([, { results }]) => { const x = ratios(results)[sw][`attnlab${f} time / tfjs time`]; return cell(x, x !== null && x < 0.1 ? 3 : 2, x !== null && x <= 0.6); }).join(' | ')} |`);
+    const key = `attnlab${f} time / tfjs time`;
+    const label = f ? `${f === ' into out' ? 'into a caller’s array' : f.trim()} / TensorFlow.js` : `attnlab / TensorFlow.js (target ${TARGET[key].text})`;
+    lines.push(`| ${label} | ${runs.map(([, { results }]) => { const x = ratios(results)[sw][key]; return ratioCell(x, key, x !== null && x < 0.1 ? 3 : 2); }).join(' | ')} |`);
   }
   return lines;
 }

@@ -13,7 +13,11 @@ describe('the worker warm-up', () => {
     // the warm-up writes the engine's free memory once (so that the first runs do not pay for
     // fresh pages) but must not grow it: that would only make the page hold more
     const start = engine.memoryBytes();
-    WARM_UP.forEach((call, i) => expect(() => call(engine), `call ${i}: ${call}`).not.toThrow());
+    const asked = [];   // the workspaces the warm-up asks for, in floats
+    const watched = Object.defineProperty(Object.create(engine), 'workspace',   // (the engine itself is frozen)
+      { value: (sizes) => (asked.push(...Object.values(sizes)), engine.workspace(sizes)) });
+    WARM_UP.forEach((call, i) => expect(() => call(watched), `call ${i}: ${call}`).not.toThrow());
+    expect(Math.max(...asked) * 4).toBeGreaterThanOrEqual(8 << 20);   // 8 MiB written (web/warm-up.js)
     expect(engine.memoryBytes()).toBe(start);
     const p = engine.softmax(new Float32Array([0, Math.log(3)]), 1, 2);
     expect(p[0]).toBeCloseTo(0.25, 6);

@@ -10,9 +10,9 @@ const MARGIN_LEFT = 48;
 export function barsPlot({ categories, series, yLabel = 'weight', yDomain = [0, 1], width = 640, height = 240, ariaLabel }) {
   const rows = series.flatMap((s) => s.values.map((v, i) => ({ category: categories[i], series: s.name, value: v })));
   const names = series.map((s) => s.name);
-  const fitted = fitWidth(width);  // (plot would fit it too; the names under the bars need to know)
+  const fitted = fitWidth(width);  // fitted here: the names under the bars depend on it
   return plot({
-    width: fitted, height, marginLeft: MARGIN_LEFT,
+    fit: false, width: fitted, height, marginLeft: MARGIN_LEFT,
     style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
     fx: { label: null, domain: categories, padding: 0.15, ticks: columnTicks(categories, fitted - MARGIN_LEFT) },
     x: { axis: null, domain: names },
