@@ -203,15 +203,34 @@ RowExtremes<Max> row_extremes(const float* row, std::size_t n) {
 // not written at all and finish may read row i of x even when out aliases it.
 // Checked: stops before the first row holding a NaN or +inf (pass 1 has seen it before pass 2
 // writes the row) and returns its index; x.rows when every row was done.
-template <bool Scaled, bool Max, bool Store = true, bool Checked = false, class Finish>
+template <bool Scaled, bool Max, bool Store = true, bool Checked = false, bool Normalize = false,
+          class Finish>
 std::size_t rows_pipelined(Mat<float> out, Mat<const float> x, float s, Finish finish) {
   static_assert(!Checked || Max, "only the max pass sees NaN and +inf");
+  static_assert(!Normalize || Store, "only stored rows can be normalised");
   if (x.rows == 0) return 0;
   const std::size_t n = x.cols;
   const B sb(s);
+  // Normalize: pass 3 of row i−1 (y_j *= 1 / Σ_k y_k) runs inside row i's pass 2, its loads and
+  // stores between the exps' dependent operations; the last row's (or, Checked, the last
+  // row done's) runs on its own.
+  // Row 0 has no row before it: its pass 2 multiplies its own batches by 1 right after storing
+  // them, and its tail before computing it, both exact (y·1 = y), so the loop needs no branch.
+  float* pending = out.row(0);
+  float pending_inv = 1.f;
+  auto normalized = [&](std::size_t rows_done) {
+    if constexpr (Normalize) {
+      if (rows_done == 0) return rows_done;
+      const B inv(pending_inv);
+      std::size_t j = 0;
+      for (; j + W <= n; j += W) (B::load_unaligned(pending + j) * inv).store_unaligned(pending + j);
+      for (; j < n; ++j) pending[j] *= pending_inv;
+    }
+    return rows_done;
+  };
   RowExtremes<Max> e = row_extremes<Max>(x.row(0), n);
   for (std::size_t i = 0; i < x.rows; ++i) {
-    if (Checked && e.invalid) return i;
+    if (Checked && e.invalid) return normalized(i);
     const float* xi = x.row(i);
     const float* next = x.row(i + 1 < x.rows ? i + 1 : i);
     float* y = out.row(i);
@@ -225,20 +244,26 @@ std::size_t rows_pipelined(Mat<float> out, Mat<const float> x, float s, Finish f
         return exp_nonpositive_2p64<decltype(masked)::value>((Scaled ? sb * xj : xj) - mb);
       };
       B acc(0.f);
+      const B inv(pending_inv);
       // pointers rather than an index: V8 then addresses each access as memory + pointer + offset,
       // where an index costs a shift and an addition first (6 fewer of V8's instructions a step)
       const float *xp = xi, *np = next, *const end = xi + n / (2 * W) * (2 * W);
-      float* yp = y;
-      for (; xp != end; xp += 2 * W, np += 2 * W, yp += 2 * W) {
+      float *yp = y, *pp = pending;
+      for (; xp != end; xp += 2 * W, np += 2 * W, yp += 2 * W, pp += 2 * W) {
         const B e0 = exp_at(xp), e1 = exp_at(xp + W);
         if constexpr (Store) {
           e0.store_unaligned(yp);
           e1.store_unaligned(yp + W);
         }
+        if constexpr (Normalize) {
+          (B::load_unaligned(pp) * inv).store_unaligned(pp);
+          (B::load_unaligned(pp + W) * inv).store_unaligned(pp + W);
+        }
         acc += e0 + e1;
         ahead.add(B::load_unaligned(np), B::load_unaligned(np + W));
       }
       std::size_t j = xp - xi;
+      if constexpr (Normalize) for (std::size_t t = j; t < n; ++t) pending[t] *= pending_inv;
       ahead.finish(next, j, n);
       if (j + W <= n) {
         const B e0 = exp_at(xp);
@@ -257,9 +282,11 @@ std::size_t rows_pipelined(Mat<float> out, Mat<const float> x, float s, Finish f
     const bool masked = !Max || !((Scaled ? s * e.lowest : e.lowest) - m >= -104.f);
     const float sum = masked ? pass2(std::true_type{}) : pass2(std::false_type{});
     e = ahead;
+    pending = y;
+    pending_inv = 1.f / sum;
     finish(i, m, sum);
   }
-  return x.rows;
+  return normalized(x.rows);
 }
 
 // softmax(s·x), as softmax_scaled_rows_ref computes it (Scaled false: s = 1)
@@ -267,14 +294,7 @@ std::size_t rows_pipelined(Mat<float> out, Mat<const float> x, float s, Finish f
 // pass 3: y_j *= 1 / Σ_k y_k, where the 2⁶⁴ cancels exactly (a power of two)
 template <bool Scaled, bool Max, bool Checked = false>
 std::size_t softmax_rows_of(Mat<float> out, Mat<const float> x, float s) {
-  return rows_pipelined<Scaled, Max, true, Checked>(out, x, s, [&](std::size_t i, float, float sum) {
-    const float inv = 1.f / sum;
-    const B invb(inv);
-    float* y = out.row(i);
-    float* const end = y + x.cols / W * W;  // a pointer, as in pass 2
-    for (float* p = y; p != end; p += W) (B::load_unaligned(p) * invb).store_unaligned(p);
-    for (std::size_t j = x.cols / W * W; j < x.cols; ++j) y[j] *= inv;
-  });
+  return rows_pipelined<Scaled, Max, true, Checked, true>(out, x, s, [](std::size_t, float, float) {});
 }
 
 // y_j = exp(x_j), returns Σ_j y_j                         (the naive softmax's only pass)
