@@ -5,6 +5,7 @@
 import { renderControls } from './controls.js';
 import { whenIdle } from './idle.js';
 import { el } from './readout.js';
+import { watchRoom } from './plots/room.js';
 import { judgeAgain } from './scroll-region.js';
 
 const BUSY_DELAY = 150;  // ms before a run still going shows its progress bar
@@ -60,6 +61,9 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
   const settle = () => { hideBusy(); fig.dataset.state = 'ready'; };
   const figure = {
     body,
+    // grows when the figure's room changes (plots/room.js): a step that skips redrawing what its
+    // last results drew keys that on this too, so its plots are drawn again at their new widths
+    layout: 0,
     progress: (p) => {
       lastProgress = p;
       if (!busy.hidden) bar.value = p;
@@ -163,6 +167,12 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
     view = step.mount(figure, ctx);
     update();
   };
+  // a figure whose room changed (a window resized, a tablet turned) draws its plots again at their
+  // new widths, from the results it has; a run still going draws at the new room when it ends
+  watchRoom(body, () => {
+    figure.layout++;
+    if (view && fig.dataset.state === 'ready') update();
+  });
   // compute when the figure comes near the viewport (or at once when asked to)
   const observer = new IntersectionObserver((entries) => {
     if (entries.some((e) => e.isIntersecting)) { observer.disconnect(); mountNow(); }

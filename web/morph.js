@@ -1,3 +1,5 @@
+import { drawIn, fitWidth } from './plots/room.js';
+
 // Redraw by patching: make the live DOM `into` look like a freshly built `from`, touching only what
 // differs. A figure redrawn with the same axes keeps every node and changes a few attributes, so
 // the browser restyles and relays out only those, not ~1000 new nodes (plots, tables, KaTeX); the
@@ -71,10 +73,17 @@ export function showPatched(container, patch, build, ...after) {
 //   layout  all that fixes the axes and elements (null: the axes follow the data, so new data
 //           is a new plot): a node of the same layout is moved, move(node, scales) redrawing its
 //           marks, or returning false, touching nothing, when it cannot
+//   width   the width the plot asks for, which its room may narrow (plots/room.js): part of both
 // Else a node of this layout that the container showed lately comes back, moved (takeBack: the
 // module's recentNodes(), if any), or build() makes one, whose scalesOf(node) the next move gets.
 // Returns the node shown.
-export function showMoved(container, drawn, { key = null, layout = null, move, build, scalesOf, takeBack = null }, ...after) {
+export function showMoved(container, drawn, { key = null, layout = null, width, move, build, scalesOf, takeBack = null }, ...after) {
+  // a node drawn at another width (the figure's room changed: plots/room.js) is another layout
+  if (width !== undefined) {
+    const at = `@${drawIn(container, () => fitWidth(width))}`;
+    if (key !== null) key += at;
+    if (layout !== null) layout += at;
+  }
   const d = drawn.get(container);
   const keeps = (node, was) => (key !== null && was.key === key) || (layout !== null && was.layout === layout && move(node, was.scales));
   let now = d;
@@ -83,7 +92,7 @@ export function showMoved(container, drawn, { key = null, layout = null, move, b
     const back = takeBack?.(container, d && { ...d, key: d.layout ?? d.key, full: d.key }, layout ?? key);
     if (back && keeps(back.node, { ...back, key: back.full })) now = back;
     else {
-      const node = build();
+      const node = drawIn(container, build);
       now = { node, scales: scalesOf(node) };
     }
     return now.node;

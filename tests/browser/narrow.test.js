@@ -1,6 +1,8 @@
 // On a phone (390 × 844 CSS px) every step's plots are drawn at the width they get, so their text
 // keeps its size (plots/style.js fitWidth); the names under bars do not run into each other, and
 // nothing but a formula or a table (each in a box of its own that scrolls) is wider than the screen.
+// The room is the figure's own (plots/room.js): an <attnlab-step> in a narrow column of a wide page
+// fits its plots to itself, and a window that changes size (a tablet turned) draws them again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness } from './harness.js';
 
@@ -41,6 +43,56 @@ describe('on a narrow screen', () => {
     expect(found.touching).toEqual([]);
     expect(found.wide).toEqual([]);
     expect(found.docWidth).toBeLessThanOrEqual(390);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  // plots (heatmaps apart: they scale down whole) as [{ where, width drawn, scale shown/drawn }]
+  const plotScales = (page, root) => page.evaluate((root) => {
+    const roots = root ? [...document.querySelectorAll(root)].map((e) => e.shadowRoot ?? e) : [document];
+    return roots.flatMap((r) => [...r.querySelectorAll('svg.attnlab-plot')]).filter((s) => !s.closest('.heatmap'))
+      .map((s) => ({ where: s.getAttribute('aria-label'), width: Number(s.getAttribute('width')),
+        scale: +(s.getBoundingClientRect().width / Number(s.getAttribute('width'))).toFixed(3) }));
+  }, root);
+  const unscaled = (plots) => plots.filter((p) => !(p.scale > 0.98)).map((p) => `${p.where}: ${p.scale}`);
+
+  it('an <attnlab-step> in a narrow column of a wide page draws its plots at its own width', async () => {
+    const { page, errors, close } = await h.open('examples/course.html');
+    await page.evaluate(async () => {
+      for (const e of document.querySelectorAll('attnlab-step')) { e.scrollIntoView(); await new Promise((r) => setTimeout(r, 200)); }
+    });
+    await page.waitForFunction(() => [...document.querySelectorAll('attnlab-step')].every((e) =>
+      e.shadowRoot?.querySelector('figure.live')?.dataset.state === 'ready'), null, { timeout: 60000 });
+    const column = await page.evaluate(() => document.querySelector('attnlab-step').getBoundingClientRect().width);
+    expect(column).toBeLessThan(900);  // narrower than the widest plot asks for (the weights' bars, 900)
+    const plots = await plotScales(page, 'attnlab-step');
+    expect(plots.length).toBeGreaterThanOrEqual(4);
+    expect(unscaled(plots)).toEqual([]);
+    expect(Math.max(...plots.map((p) => p.width))).toBeLessThan(column);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('a window made narrower and wider again redraws the plots at their new widths, without the engine', async () => {
+    const { page, errors, close } = await h.open('#scaling-choices', { viewport: { width: 1280, height: 900 } });
+    const ready = (k) => page.waitForFunction((k) => {
+      const f = document.querySelector('#scaling-choices figure.live');
+      return f?.dataset.state === 'ready' && Number(f.dataset.updates) >= k;
+    }, k, { timeout: 30000 });
+    await ready(1);
+    const wide = await plotScales(page);
+    expect(wide.map((p) => p.width)).toContain(900);
+    expect(unscaled(wide)).toEqual([]);
+    await page.setViewportSize({ width: 600, height: 900 });
+    await ready(2);
+    const narrow = await plotScales(page);
+    expect(narrow.length).toBe(wide.length);
+    expect(unscaled(narrow)).toEqual([]);
+    expect(Math.max(...narrow.map((p) => p.width))).toBeLessThan(600);
+    expect(await page.$eval('#scaling-choices figure.live', (f) => f.dataset.engineMs)).toBe('0.00');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await ready(3);
+    expect(await plotScales(page)).toEqual(wide);
     expect(errors).toEqual([]);
     await close();
   });

@@ -7,7 +7,9 @@ import { SERIES_COLORS, columnTicks, fitWidth, plot } from './style.js';
 
 const MARGIN_LEFT = 48;
 
-export function barsPlot({ categories, series, yLabel = 'weight', yDomain = [0, 1], width = 640, height = 240, ariaLabel }) {
+const WIDTH = 640;
+
+export function barsPlot({ categories, series, yLabel = 'weight', yDomain = [0, 1], width = WIDTH, height = 240, ariaLabel }) {
   const rows = series.flatMap((s) => s.values.map((v, i) => ({ category: categories[i], series: s.name, value: v })));
   const names = series.map((s) => s.name);
   const fitted = fitWidth(width);  // fitted here: the names under the bars depend on it
@@ -33,7 +35,7 @@ const takeBack = recentNodes();  // layouts the container showed lately
 
 export function showBars(container, { ariaLabel, ...options }, ...after) {
   showMoved(container, drawn, {
-    key: JSON.stringify({ ...options, ariaLabel }),
+    key: JSON.stringify({ ...options, ariaLabel }), width: options.width ?? WIDTH,
     layout: JSON.stringify({ ...options, series: options.series.map((x) => [x.name, x.values.length]) }),
     move: (node, y) => moveBars(chart(node), y, options, ariaLabel),
     build: () => barsPlot({ ...options, ariaLabel }),

@@ -49,8 +49,10 @@ function layout({ counts, lo, hi, n, curves = [], yLog = false }) {
   return { floor, bars, lines, top: niceCeil(top * (yLog ? 1.5 : 1.05)) };
 }
 
+const WIDTH = 480;
+
 export function densityHistogramPlot(options) {
-  const { lo, hi, n, curves = [], xLabel, yLog = false, width = 480, height = 260, ariaLabel } = options;
+  const { lo, hi, n, curves = [], xLabel, yLog = false, width = WIDTH, height = 260, ariaLabel } = options;
   const { floor, bars, lines, top } = options.layout ?? layout(options);
   const marks = [
     Plot.rectY(bars, { x1: 'x1', x2: 'x2', y1: yLog ? floor : 0, y2: 'density', fill: 'var(--bar)', inset: 0.5 }),
@@ -95,6 +97,7 @@ export function showDensityHistogram(container, options, ...after) {
   const y1 = yLog ? l.floor : 0;
   // the same layout, the same plot but for the bars' heights (and the sample count in the label)
   showMoved(container, drawn, {
+    width: width ?? WIDTH,
     layout: JSON.stringify({ lo, hi, xLabel, yLog, width, height, bins: counts.length, top: l.top,
       curves: curves.map((c) => [c.name, !!c.dashed]), ...(yLog ? { n } : {}) }),
     move: (node, y) => moveBars(node, y, l.bars, y1, ariaLabel ?? defaultLabel(options)),

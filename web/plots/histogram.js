@@ -24,8 +24,10 @@ function layout({ counts, lo, hi, n, pdf }) {
 const label = ({ n, xLabel, curveLabel }) => `Histogram of ${n} samples of ${xLabel} with the ${curveLabel} density`;
 
 // { counts, lo, hi } from engine.describe; n = number of samples; pdf(x) the reference density.
+const WIDTH = 440;
+
 export function histogramPlot(options) {
-  const { lo, hi, xLabel, width = 440, height = 240 } = options;
+  const { lo, hi, xLabel, width = WIDTH, height = 240 } = options;
   const { bars, curve, top } = options.layout ?? layout(options);
   return plot({
     width, height,
@@ -53,6 +55,7 @@ export function showHistogram(container, options, ...after) {
   const l = layout(options);
   const { lo, hi, xLabel, curveLabel, counts, width, height } = options;
   showMoved(container, drawn, {
+    width: width ?? WIDTH,
     layout: JSON.stringify({ lo, hi, xLabel, curveLabel, width, height, bins: counts.length, top: l.top }),
     move: (node, y) => moveRects(node, y, 0, l.bars.map((b) => b.density), label(options)),
     build: () => histogramPlot({ ...options, layout: l }),

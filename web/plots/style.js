@@ -2,6 +2,9 @@
 import * as Plot from '@observablehq/plot';
 import { sup } from '../format.js';
 import './plot.css';
+import { fitWidth } from './room.js';
+
+export { fitWidth };
 
 export const SERIES_COLORS = ['#0072b2', '#d55e00', '#009e73', '#cc79a7', '#e69f00', '#56b4e9'];
 
@@ -11,7 +14,8 @@ export const SERIES_COLORS = ['#0072b2', '#d55e00', '#009e73', '#cc79a7', '#e69f
 //   the whole document (~10 ms per redraw here); inline <style> is also what a strict CSP
 //   (style-src 'self') forbids.
 // - Observable Plot puts aria-label on bare <g> elements, which is invalid ARIA without a role.
-// - a width no larger than a figure's content on this screen (fitWidth), unless fit is false.
+// - a width no larger than the content of the figure it is drawn in (room.js: fitWidth), unless
+//   fit is false.
 // Each build leaves a performance mark (attnlab:plot), for DevTools and the interaction benchmark.
 export function plot({ fit = true, ...options }) {
   performance.mark('attnlab:plot');
@@ -20,22 +24,6 @@ export function plot({ fit = true, ...options }) {
   node.querySelectorAll('style').forEach((s) => s.remove());
   node.querySelectorAll('g[aria-label]').forEach((g) => g.setAttribute('role', 'group'));
   return node;
-}
-
-// A plot's width at most the room a figure's content has on this screen, so that its text is
-// drawn at its size: an SVG wider than its room is scaled down whole (max-width: 100%), and a
-// 900-wide plot on a 390px phone came out at a third of its size, its 12px labels at 4px. The room
-// is the viewport (innerWidth: no layout forced) less the page's and the figure's side padding
-// (style.css: 1.25rem each, the rem read once) and the figure's 1px borders. Wide screens keep
-// every plot's own width.
-const MIN_WIDTH = 240;
-let remPx = 0;
-export function fitWidth(width) {
-  const view = globalThis.innerWidth;
-  if (!view) return width;
-  remPx ||= (typeof getComputedStyle === 'function' && parseFloat(getComputedStyle(document.documentElement).fontSize)) || 16;
-  const room = Math.floor(view - 2 * (2.5 * remPx + 1));
-  return Math.max(Math.min(width, MIN_WIDTH), Math.min(width, room));
 }
 
 // The smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 × 10^k that is >= x > 0: a scale's end that

@@ -17,8 +17,10 @@ import { SERIES_COLORS, decades, plot, powerOfTen } from './style.js';
 // Labels drawn over the curves keep a rim of the figure's background, in either theme.
 const HALO = { stroke: 'var(--panel)', strokeWidth: 4, paintOrder: 'stroke' };
 
+const WIDTH = 520;
+
 export function sweepCurvesPlot({ series, refs = [], marker, xLabel, yLabel, xLog = true, yLog = false, yDomain,
-  xTicks, xTickFormat, yTicks, yTickFormat, colors, clip = false, width = 520, height = 280, ariaLabel }) {
+  xTicks, xTickFormat, yTicks, yTickFormat, colors, clip = false, width = WIDTH, height = 280, ariaLabel }) {
   const rows = series.flatMap((s) => s.points.map((p) => ({ ...p, series: s.name })));
   const names = series.map((s) => s.name);
   const marks = [];
@@ -71,7 +73,7 @@ const SVG = 'http://www.w3.org/2000/svg';
 
 export function showSweepCurves(container, { marker, ...options }, ...after) {
   const live = showMoved(container, drawn, {
-    key: JSON.stringify(options), layout: layoutOf(options),
+    key: JSON.stringify(options), layout: layoutOf(options), width: options.width ?? WIDTH,
     move: (node, scales) => moveCurves(chart(node), scales, options.series),
     build: () => sweepCurvesPlot(options),
     scalesOf: (node) => ({ x: node.scale('x'), y: node.scale('y') }),

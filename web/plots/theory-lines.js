@@ -16,8 +16,10 @@ const tick = (v) => String(Number(v.toPrecision(6)));
 // A dash pattern per line, so that the curves differ by more than colour.
 const DASHES = ['none', '7,4', '2,3', '9,3,2,3', '4,2'];
 
+const WIDTH = 440;
+
 export function theoryPlot({ measured = [], lines = [], hrules = [], vrules = [], xLabel, yLabel,
-  xLog = false, yLog = false, xBase, yBase, xDomain, yDomain, xTicks, yTicks, width = 440, height = 280, ariaLabel }) {
+  xLog = false, yLog = false, xBase, yBase, xDomain, yDomain, xTicks, yTicks, width = WIDTH, height = 280, ariaLabel }) {
   const names = [...measured.map((m) => m.name), ...lines.map((l) => l.name)];
   const marks = [];
   for (const r of hrules) {
@@ -61,7 +63,7 @@ const takeBack = recentNodes();  // theory plots of other layouts the container 
 
 export function showTheory(container, options, ...after) {
   showMoved(container, drawn, {
-    key: JSON.stringify(options), layout: layoutOf(options),
+    key: JSON.stringify(options), layout: layoutOf(options), width: options.width ?? WIDTH,
     move: (node, scales) => moveTheory(chart(node), scales, options),
     build: () => theoryPlot(options),
     scalesOf: (node) => ({ x: node.scale('x'), y: node.scale('y') }),

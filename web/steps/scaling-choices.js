@@ -120,8 +120,8 @@ export function mount(figure, { run }) {
       if (!s || !r) return;
       drawRow(r);
       // the curves and the formula depend on the sweep (n, rows, seed) and d_k only: a new query
-      // leaves them as they are
-      const sweepKey = JSON.stringify([n, rows, seed, dk]);
+      // leaves them as they are (and a new room, figure.layout, draws them anew)
+      const sweepKey = JSON.stringify([n, rows, seed, dk, figure.layout]);
       if (sweepKey !== drawn) {
         drawCurves(s, dk);
         drawn = sweepKey;

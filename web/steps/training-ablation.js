@@ -2,6 +2,7 @@
 // initial weights on the same batches: scale 1/√d_k, none, 1/d_k, a learned 1/τ. The worker runs
 // the engine's trainer in chunks; this module accumulates the streamed curves and draws them.
 import { CONTRAST } from '../experiments/training-ablation.js';
+import { drawIn } from '../plots/room.js';
 import { SERIES_COLORS } from '../plots/style.js';
 import { smooth, trainingCurvesPlot } from '../plots/training-curves.js';
 import { fmt } from '../format.js';
@@ -110,11 +111,13 @@ export function mount(figure, { run, cancel }) {
     const series = (m) => VARIANTS.map((n) => ({ name: NAMES[n], values: shown[n][m] }));
     const steps = Math.max(values.steps, at);
     const common = { steps, window: 10, width: 520, height: 240 };
-    show(panels.loss.plot, trainingCurvesPlot({ ...common, series: series('loss'), yLabel: 'loss', yLog: true }));
-    show(panels.accuracy.plot, trainingCurvesPlot({ ...common, series: series('accuracy'), yLabel: 'accuracy', yDomain: [0, 1] }));
-    show(panels.entropy.plot, trainingCurvesPlot({ ...common, series: series('entropy'), yLabel: 'entropy (nats)',
-      yDomain: [0, Math.log(values.seqLen) * 1.05], ref: { name: `uniform: ln ${values.seqLen}`, y: Math.log(values.seqLen) } }));
-    show(panels.gradNorm.plot, trainingCurvesPlot({ ...common, series: series('gradNorm'), yLabel: '‖∂L/∂s‖', yLog: true }));
+    // each built at the room of this figure (plots/room.js)
+    const curvesIn = (p, options) => show(p.plot, drawIn(p.plot, () => trainingCurvesPlot({ ...common, ...options })));
+    curvesIn(panels.loss, { series: series('loss'), yLabel: 'loss', yLog: true });
+    curvesIn(panels.accuracy, { series: series('accuracy'), yLabel: 'accuracy', yDomain: [0, 1] });
+    curvesIn(panels.entropy, { series: series('entropy'), yLabel: 'entropy (nats)',
+      yDomain: [0, Math.log(values.seqLen) * 1.05], ref: { name: `uniform: ln ${values.seqLen}`, y: Math.log(values.seqLen) } });
+    curvesIn(panels.gradNorm, { series: series('gradNorm'), yLabel: '‖∂L/∂s‖', yLog: true });
     status.textContent = `step ${at} of ${values.steps}`;
     play.textContent = running ? 'Pause' : 'Play';
     play.title = running ? 'Stop training here (Play continues)' : 'Train up to the chosen number of steps';

@@ -76,9 +76,11 @@ export function mount(figure, { run }) {
       ]);
     }
     const m = r.spread.argmax, o = (m + 1) % n, pm = r.spread.p[m], po = r.spread.p[o];
-    // \cdot and the number apart: a number right after a command's letters is not one web/tex.js
-    // can patch, so the formula would be typeset anew on every redraw
-    setTex(formula, String.raw`J_{ij}=\frac{\partial p_i}{\partial s_j}=p_i(\delta_{ij}-p_j):\qquad\begin{aligned}
+    // The definition on a line of its own: beside the numbers it ran 9px past a 1200px page at
+    // d_k = 128. \cdot and the number apart: a number right after a command's letters is not one
+    // web/tex.js can patch, so the formula would be typeset anew on every redraw.
+    setTex(formula, String.raw`\begin{aligned}
+      &J_{ij}=\frac{\partial p_i}{\partial s_j}=p_i(\delta_{ij}-p_j)\\
       &J_{${m + 1},${m + 1}}=${tex(pm)}\,(1-${tex(pm)})=${tex(r.spread.J[m * n + m])},\quad
       J_{${m + 1},${o + 1}}=-${tex(pm)}\cdot ${tex(po)}=${tex(r.spread.J[m * n + o])}\quad(\div\sqrt{${dk}})\\
       &\lVert J\rVert_F=${tex(r.peaked.frobenius)}\ \text{(no scale)},\quad ${tex(r.spread.frobenius)}\ (\div\sqrt{${dk}}),\quad
@@ -145,8 +147,8 @@ export function mount(figure, { run }) {
       if (!s || !r) return;
       drawRow(r);
       // the curves and the checks depend on the sweep (n, rows, seed) and d_k only: a new query
-      // leaves them as they are
-      const sweepKey = JSON.stringify([n, rows, seed, dk]);
+      // leaves them as they are (and a new room, figure.layout, draws them anew)
+      const sweepKey = JSON.stringify([n, rows, seed, dk, figure.layout]);
       if (sweepKey !== drawn) {
         drawCurves(s, dk);
         drawChecks(r, s);

@@ -1,0 +1,62 @@
+// The room a plot has: the width of the content of the figure it is drawn in, so that its text is
+// drawn at its size. An SVG wider than its room is scaled down whole (max-width: 100%): a 900-wide
+// plot on a 390px phone came out at a third of its size, its 12px labels at 4px, and so did one in
+// an <attnlab-step> set in a narrow column of a wide course page.
+//   watchRoom(body, redraw)  a figure's content box (web/figure.js), measured by one ResizeObserver
+//                            (its callbacks come after layout: reading the width forces none);
+//                            redraw() when the room changes what its widest plot would be drawn at
+//                            (a window resized, a tablet turned, a column that narrows)
+//   drawIn(container, build) build() with the room of the figure the container is in: fitWidth
+//                            inside it uses that room (plots/morph.js's showMoved calls it)
+//   fitWidth(width)          a plot's width: at most the room, but not below MIN_WIDTH
+// Before a figure's first measurement (and outside any figure) the room is the window's less the
+// page's and the figure's side padding (style.css: 1.25rem each) and the figure's 1px borders,
+// from innerWidth: no layout forced. Wide screens keep every plot's own width.
+const MIN_WIDTH = 240;
+const RESIZE_WAIT = 100;  // ms of quiet after a resize before the figure redraws once
+
+const rooms = new WeakMap();  // figure body → { room, used, wanted, redraw, timer }
+let drawing = null;           // the figure state of the plot being built, inside drawIn
+
+let remPx = 0;
+function windowRoom() {
+  const view = globalThis.innerWidth;
+  if (!view) return 0;
+  remPx ||= (typeof getComputedStyle === 'function' && parseFloat(getComputedStyle(document.documentElement).fontSize)) || 16;
+  return Math.floor(view - 2 * (2.5 * remPx + 1));
+}
+
+const fitted = (width, room) => (room ? Math.max(Math.min(width, MIN_WIDTH), Math.min(width, room)) : width);
+
+export function fitWidth(width) {
+  const room = drawing?.room || windowRoom();
+  if (drawing) {
+    drawing.used = room;
+    drawing.wanted = Math.max(drawing.wanted, width);
+  }
+  return fitted(width, room);
+}
+
+const observer = globalThis.ResizeObserver && new ResizeObserver((entries) => {
+  for (const { target, contentRect } of entries) {
+    const s = rooms.get(target);
+    const room = Math.floor(contentRect.width);
+    if (!s || !room || room === s.room) continue;
+    s.room = room;
+    // redraw only if the widest plot drawn (and so any) would now be drawn at another width
+    if (!s.used || fitted(s.wanted, room) === fitted(s.wanted, s.used)) continue;
+    clearTimeout(s.timer);
+    s.timer = setTimeout(s.redraw, RESIZE_WAIT);
+  }
+});
+
+export function watchRoom(body, redraw) {
+  rooms.set(body, { room: 0, used: 0, wanted: 0, redraw, timer: 0 });
+  observer?.observe(body);
+}
+
+export function drawIn(container, build) {
+  const was = drawing;
+  drawing = rooms.get(container.closest?.('.figure-body')) ?? null;
+  try { return build(); } finally { drawing = was; }
+}
