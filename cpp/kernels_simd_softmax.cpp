@@ -290,8 +290,8 @@ std::size_t rows_pipelined(Mat<float> out, Mat<const float> x, float s, Finish f
 }
 
 // softmax(s·x), as softmax_scaled_rows_ref computes it (Scaled false: s = 1)
-// passes 1 and 2: rows_pipelined
-// pass 3: y_j *= 1 / Σ_k y_k, where the 2⁶⁴ cancels exactly (a power of two)
+// passes 1, 2 and 3 (y_j *= 1 / Σ_k y_k, where the 2⁶⁴ cancels exactly: a power of two), each
+// row's inside the next row's loop: rows_pipelined
 template <bool Scaled, bool Max, bool Checked = false>
 std::size_t softmax_rows_of(Mat<float> out, Mat<const float> x, float s) {
   return rows_pipelined<Scaled, Max, true, Checked, true>(out, x, s, [](std::size_t, float, float) {});
