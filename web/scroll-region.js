@@ -9,6 +9,7 @@
 const titles = new WeakMap();  // box → () => its name
 const sideways = globalThis.ResizeObserver && new ResizeObserver((entries) => {
   for (const { target: box } of entries) {
+    if (!box.isConnected) { sideways.unobserve(box); continue; }  // taken out of the page: let it go
     if (box.scrollWidth > box.clientWidth + 1) {
       if (box.tabIndex !== 0) box.tabIndex = 0;
       if (box.getAttribute('role') !== 'region') box.setAttribute('role', 'region');

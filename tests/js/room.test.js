@@ -3,10 +3,15 @@
 // is a stand-in here; tests/browser/narrow.test.js runs the real one.)
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
-let room, observed, report;
+let room, observed, unobserved, report;
 beforeAll(async () => {
   observed = [];
-  globalThis.ResizeObserver = class { constructor(cb) { report = cb; } observe(el) { observed.push(el); } };
+  unobserved = [];
+  globalThis.ResizeObserver = class {
+    constructor(cb) { report = cb; }
+    observe(el) { observed.push(el); }
+    unobserve(el) { unobserved.push(el); }
+  };
   globalThis.innerWidth = 1200;
   room = await import('../../web/plots/room.js?stand-in');
 });
@@ -14,7 +19,7 @@ afterAll(() => { delete globalThis.ResizeObserver; delete globalThis.innerWidth;
 
 // a figure body and a container inside it, as figure.js and a step make them
 function figure() {
-  const body = { closest: () => body };
+  const body = { isConnected: true, closest: () => body };
   const container = { closest: (sel) => (sel === '.figure-body' ? body : null) };
   const redraw = vi.fn();
   room.watchRoom(body, redraw);
@@ -66,6 +71,21 @@ describe('the room of a figure', () => {
       vi.advanceTimersByTime(500);
       expect(f.redraw).not.toHaveBeenCalled();
       expect(room.drawIn(f.container, () => room.fitWidth(900))).toBe(500);
+    } finally { vi.useRealTimers(); }
+  });
+
+  it('a figure taken out of the page is let go: no longer observed, and its pending redraw dropped', () => {
+    vi.useFakeTimers();
+    try {
+      const f = figure();
+      f.resize(1069);
+      room.drawIn(f.container, () => room.fitWidth(900));
+      f.resize(600);                     // a redraw is pending …
+      f.body.isConnected = false;
+      f.resize(0);                       // … when the figure leaves the page
+      vi.advanceTimersByTime(500);
+      expect(f.redraw).not.toHaveBeenCalled();
+      expect(unobserved).toContain(f.body);
     } finally { vi.useRealTimers(); }
   });
 });

@@ -39,6 +39,9 @@ export function fitWidth(width) {
 
 const observer = globalThis.ResizeObserver && new ResizeObserver((entries) => {
   for (const { target, contentRect } of entries) {
+    // a figure taken out of the page (an <attnlab-step> given another step) reports a size of 0:
+    // let it go, or the observer would hold it for the page's life
+    if (!target.isConnected) { observer.unobserve(target); clearTimeout(rooms.get(target)?.timer); rooms.delete(target); continue; }
     const s = rooms.get(target);
     const room = Math.floor(contentRect.width);
     if (!s || !room || room === s.room) continue;
