@@ -7,8 +7,8 @@
 //                            redraw() when the room changes what its widest plot would be drawn at
 //                            (a window resized, a tablet turned, a column that narrows)
 //   drawIn(container, build) build() with the room of the figure the container is in: fitWidth
-//                            inside it uses that room (plots/morph.js's showMoved calls it)
-//   fitWidth(width)          a plot's width: at most the room, but not below MIN_WIDTH
+//                            inside it uses that room (web/morph.js's showMoved calls it)
+//   fitWidth(width)          a plot's width: at most the room, not below MIN_WIDTH, nor above its own
 // Before a figure's first measurement (and outside any figure) the room is the window's less the
 // page's and the figure's side padding (style.css: 1.25rem each) and the figure's 1px borders,
 // from innerWidth: no layout forced. Wide screens keep every plot's own width.
