@@ -1,7 +1,7 @@
 // plots/room.js: a plot is drawn at the room of the figure it is in, and a figure whose room
 // changes redraws only when its widest plot would be drawn at another width. (The ResizeObserver
 // is a stand-in here; tests/browser/narrow.test.js runs the real one.)
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
 let room, observed, unobserved, report;
 beforeAll(async () => {
@@ -28,6 +28,9 @@ function figure() {
 }
 
 describe('the room of a figure', () => {
+  beforeEach(() => { vi.useFakeTimers(); });  // the 100 ms wait after a resize
+  afterEach(() => { vi.useRealTimers(); });
+
   it('is what its plots are drawn at, once measured; before that, the window less the padding', () => {
     const f = figure();
     expect(observed).toContain(f.body);
@@ -39,53 +42,44 @@ describe('the room of a figure', () => {
   });
 
   it('a change redraws the figure once, after the resize settles, only if its widest plot changes width', () => {
-    vi.useFakeTimers();
-    try {
-      const f = figure();
-      f.resize(1069);
-      room.drawIn(f.container, () => [room.fitWidth(900), room.fitWidth(460)]);
-      f.resize(1000);                    // 900 still fits
-      vi.advanceTimersByTime(500);
-      expect(f.redraw).not.toHaveBeenCalled();
-      f.resize(800); f.resize(700); f.resize(600);  // a drag: one redraw at the end
-      vi.advanceTimersByTime(50);
-      expect(f.redraw).not.toHaveBeenCalled();
-      vi.advanceTimersByTime(100);
-      expect(f.redraw).toHaveBeenCalledTimes(1);
-      room.drawIn(f.container, () => room.fitWidth(900));  // the redraw, at 600
-      f.resize(200); f.resize(230);      // down to the floor: 240, one redraw
-      vi.advanceTimersByTime(200);
-      expect(f.redraw).toHaveBeenCalledTimes(2);
-      room.drawIn(f.container, () => room.fitWidth(900));
-      f.resize(235);                     // still the floor's 240: none
-      vi.advanceTimersByTime(200);
-      expect(f.redraw).toHaveBeenCalledTimes(2);
-    } finally { vi.useRealTimers(); }
+    const f = figure();
+    f.resize(1069);
+    room.drawIn(f.container, () => [room.fitWidth(900), room.fitWidth(460)]);
+    f.resize(1000);                    // 900 still fits
+    vi.advanceTimersByTime(500);
+    expect(f.redraw).not.toHaveBeenCalled();
+    f.resize(800); f.resize(700); f.resize(600);  // a drag: one redraw at the end
+    vi.advanceTimersByTime(50);
+    expect(f.redraw).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(100);
+    expect(f.redraw).toHaveBeenCalledTimes(1);
+    room.drawIn(f.container, () => room.fitWidth(900));  // the redraw, at 600
+    f.resize(200); f.resize(230);      // down to the floor: 240, one redraw
+    vi.advanceTimersByTime(200);
+    expect(f.redraw).toHaveBeenCalledTimes(2);
+    room.drawIn(f.container, () => room.fitWidth(900));
+    f.resize(235);                     // still the floor's 240: none
+    vi.advanceTimersByTime(200);
+    expect(f.redraw).toHaveBeenCalledTimes(2);
   });
 
   it('a figure that has drawn nothing yet is not redrawn: its first draw will use the room', () => {
-    vi.useFakeTimers();
-    try {
-      const f = figure();
-      f.resize(500);
-      vi.advanceTimersByTime(500);
-      expect(f.redraw).not.toHaveBeenCalled();
-      expect(room.drawIn(f.container, () => room.fitWidth(900))).toBe(500);
-    } finally { vi.useRealTimers(); }
+    const f = figure();
+    f.resize(500);
+    vi.advanceTimersByTime(500);
+    expect(f.redraw).not.toHaveBeenCalled();
+    expect(room.drawIn(f.container, () => room.fitWidth(900))).toBe(500);
   });
 
   it('a figure taken out of the page is let go: no longer observed, and its pending redraw dropped', () => {
-    vi.useFakeTimers();
-    try {
-      const f = figure();
-      f.resize(1069);
-      room.drawIn(f.container, () => room.fitWidth(900));
-      f.resize(600);                     // a redraw is pending …
-      f.body.isConnected = false;
-      f.resize(0);                       // … when the figure leaves the page
-      vi.advanceTimersByTime(500);
-      expect(f.redraw).not.toHaveBeenCalled();
-      expect(unobserved).toContain(f.body);
-    } finally { vi.useRealTimers(); }
+    const f = figure();
+    f.resize(1069);
+    room.drawIn(f.container, () => room.fitWidth(900));
+    f.resize(600);                     // a redraw is pending …
+    f.body.isConnected = false;
+    f.resize(0);                       // … when the figure leaves the page
+    vi.advanceTimersByTime(500);
+    expect(f.redraw).not.toHaveBeenCalled();
+    expect(unobserved).toContain(f.body);
   });
 });

@@ -23,9 +23,9 @@ function layout({ counts, lo, hi, n, pdf }) {
 }
 const label = ({ n, xLabel, curveLabel }) => `Histogram of ${n} samples of ${xLabel} with the ${curveLabel} density`;
 
-// { counts, lo, hi } from engine.describe; n = number of samples; pdf(x) the reference density.
 const WIDTH = 440;
 
+// { counts, lo, hi } from engine.describe; n = number of samples; pdf(x) the reference density.
 export function histogramPlot(options) {
   const { lo, hi, xLabel, width = WIDTH, height = 240 } = options;
   const { bars, curve, top } = options.layout ?? layout(options);
