@@ -353,7 +353,7 @@ TEST_CASE("all_finite finds a NaN or an infinity at any position, in a batch or 
 
 TEST_CASE("bulk normals in SIMD lanes are the scalar twin's, bit for bit, for every length and across calls", "[kernels][rng]") {
   for (std::uint64_t stream = 0; stream < 50; ++stream)
-    for (std::size_t n : {1, 3, 7, 8, 9, 15, 16, 17, 100, 1027}) {
+    for (std::size_t n : {1, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 40, 100, 1027}) {  // 32 a step, then 8
       NormalStream g(stream * 7 + 1, stream), h = g;
       std::vector<float> a(n), b(n);
       normals(Vec<float>{a.data(), n}, g);
@@ -366,7 +366,7 @@ TEST_CASE("bulk normals in SIMD lanes are the scalar twin's, bit for bit, for ev
 }
 
 TEST_CASE("d_k = 1 pairs, four streams in SIMD lanes, are each stream's first two normals", "[kernels][rng][eq:product-variance]") {
-  for (std::size_t n : {1, 3, 4, 5, 8, 259}) {
+  for (std::size_t n : {1, 3, 4, 5, 8, 15, 16, 17, 20, 259}) {  // 16 a step, then one
     std::vector<float> a(n), b(n);
     first_normal_pairs(Vec<float>{a.data(), n}, Vec<float>{b.data(), n}, 77, 1000);
     for (std::size_t i = 0; i < n; ++i) {
