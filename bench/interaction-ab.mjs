@@ -7,7 +7,7 @@
 import { resolve } from 'node:path';
 import { preview } from 'vite';
 import { chromium } from 'playwright-core';
-import { quantile, timeChange } from './interaction-measure.mjs';
+import { controlValue, quantile, restoreControl, timeChange } from './interaction-measure.mjs';
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const [A, B, ...only] = args;
@@ -30,9 +30,10 @@ for (const id of steps) {
     await pages[k].waitForFunction((s) => document.querySelector(`#${s} figure.live`)?.dataset.state === 'ready', id, { timeout: 60000 });
   }
   for (const name of await pages[0].$$eval(`#${id} .controls [data-param]`, (els) => els.map((e) => e.name))) {
-    const t = [[], []];
+    const t = [[], []], initial = await Promise.all(pages.map((p) => controlValue(p, id, name)));
     for (let r = 0; r < rounds; r++)
-      for (const k of (r % 2 ? [1, 0] : [0, 1])) t[k].push(await timeChange(pages[k], id, name, r));
+      for (const k of (r % 2 ? [1, 0] : [0, 1])) t[k].push(await timeChange(pages[k], id, name, r, initial[k]));
+    for (const [k, p] of pages.entries()) await restoreControl(p, id, name, initial[k]);
     const m = t.map((x) => quantile(x.map((y) => y[0]), 0.5));
     medians[0].push(m[0]); medians[1].push(m[1]);
     console.log(`  ${id.padEnd(22)} ${name.padEnd(12)} A ${m[0].toFixed(1).padStart(7)}  B ${m[1].toFixed(1).padStart(7)}`);

@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { preview } from 'vite';
 import { chromium } from 'playwright-core';
-import { quantile, timeChange } from './interaction-measure.mjs';
+import { controlValue, quantile, restoreControl, timeChange } from './interaction-measure.mjs';
 
 const dist = resolve(process.env.ATTNLAB_DIST || 'dist');
 const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.slice(9) || 5);
@@ -51,11 +51,9 @@ for (const id of steps) {
   await page.waitForFunction((s) => document.querySelector(`#${s} figure.live`)?.dataset.state === 'ready', id, { timeout: 60000 });
   const controls = await page.$$eval(`#${id} .controls [data-param]`, (els) => els.map((e) => ({ name: e.name, type: e.type || e.tagName })));
   for (const c of controls) {
-    const times = [];
-    for (let r = 0; r < rounds; r++) {
-      const ms = await timeChange(page, id, c.name, r);
-      times.push(ms);
-    }
+    const initial = await controlValue(page, id, c.name), times = [];
+    for (let r = 0; r < rounds; r++) times.push(await timeChange(page, id, c.name, r, initial));
+    await restoreControl(page, id, c.name, initial);
     const col = (k) => times.map((t) => t[k]);
     const sum = (k) => col(k).reduce((a, b) => a + b, 0);
     rows.push({ step: id, control: c.name, median: quantile(col(0), 0.5), p95: quantile(col(0), 0.95),
