@@ -51,6 +51,36 @@ describe('full-attention in Chromium', () => {
     await close();
   });
 
+  it('the weight heatmaps paint every cell where its weight is: darker for a larger weight, from the table beside it', async () => {
+    // causal: row i has i + 1 keys, so a map transposed or shifted by a cell puts weight where the
+    // table has 0; the 'blues' scale on [0, 1] darkens as the weight grows
+    const { page, errors, close } = await openStep('full-attention', '&causal=on&n=6');
+    const sides = await page.$$eval('#full-attention .attention-maps', (all) => all.map((maps) => {
+      const canvas = maps.querySelector('.attention-map canvas.heatmap-cells');
+      const [rows, cols] = canvas.dataset.cells.split('×').map(Number);
+      const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+      // each cell's centre, in canvas pixels: cells are bands of step s = W / (cols − 0.1), width 0.9·s
+      const at = (i, j) => {
+        const x = Math.floor((j + 0.45) * canvas.width / (cols - 0.1)), y = Math.floor((i + 0.45) * canvas.height / (rows - 0.1));
+        const k = 4 * (y * canvas.width + x);
+        return (data[k] + data[k + 1] + data[k + 2]) / 765;
+      };
+      const table = maps.closest('.panel').querySelector('details.data-table table');
+      const weights = [...table.tBodies[0].rows].map((r) => [...r.cells].slice(1, 1 + cols).map((c) => Number(c.textContent.replace('−', '-'))));
+      return { rows, cols, weights, light: weights.map((row, i) => row.map((_, j) => at(i, j))) };
+    }));
+    expect(sides.length).toBe(2);
+    for (const { rows, cols, weights, light } of sides) {
+      expect([rows, cols]).toEqual([6, 6]);
+      const cells = weights.flatMap((row, i) => row.map((w, j) => ({ w, l: light[i][j] })));
+      expect(cells.filter((c) => c.w === 0).length).toBe(15);  // above the diagonal
+      for (const a of cells) for (const b of cells)
+        if (a.w > b.w + 0.05) expect(a.l, `${a.w} against ${b.w}`).toBeLessThan(b.l);
+    }
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it('a URL with parameters reproduces the same numbers', async () => {
     const query = '&n=6&dk=256&dv=2&causal=on&seed=5';
     const a = await openStep('full-attention', query), b = await openStep('full-attention', query);

@@ -10,13 +10,15 @@ afterAll(async () => { await h?.close(); });
 
 // Every element of the figure's body as tag, attributes (ids and what points at them apart: Plot
 // numbers its clip paths per page, a form's label points at an input id made per page) and own
-// text, in document order.
+// text (a canvas: its pixels, hashed), in document order.
 // (after two frames: whether a box scrolls sideways, and so is a focusable region, is judged
 // after the layout that follows a redraw, web/scroll-region.js)
 const frames = (page) => page.evaluate(() => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res))));
 const snapshot = async (page, id) => (await frames(page), page.$eval(`#${id} .figure-body`, (body) => [...body.querySelectorAll('*')].map((e) => {
   const attrs = e.getAttributeNames().filter((a) => a !== 'id' && a !== 'clip-path' && a !== 'for').sort().map((a) => `${a}=${e.getAttribute(a)}`);
-  const text = [...e.childNodes].filter((n) => n.nodeType === 3).map((n) => n.data).join('');
+  // (a heatmap's canvas: a hash of its pixels, plots/heatmap.js)
+  const hash = (str) => { let x = 2166136261; for (let i = 0; i < str.length; i++) x = Math.imul(x ^ str.charCodeAt(i), 16777619); return (x >>> 0).toString(16); };
+  const text = e.localName === 'canvas' ? `pixels ${hash(e.toDataURL())}` : [...e.childNodes].filter((n) => n.nodeType === 3).map((n) => n.data).join('');
   return `${e.tagName} ${attrs.join(' ')} ${text}`;
 })));
 

@@ -1,6 +1,10 @@
 // A matrix as a heatmap (row i at the top), with a colour legend. Pure: data in, SVG node out.
 //   values: row-major Float32Array or array of length rows·cols
 //   diverging: true for signed data centred on 0 (a Jacobian), false for weights in [0, max]
+// Cells with a label (cellText) are Plot's own SVG cells under their text. Cells without one are
+// painted on one <canvas> in the plot's frame (a <foreignObject>, so it scales with the plot),
+// where they were rows·cols SVG rects: vanishing-gradients at n = 32 drew 2,048, and a change of n
+// cost ~13 ms of style and ~14 ms of layout for them alone.
 import * as Plot from '@observablehq/plot';
 import { recentNodes, showPatched } from '../morph.js';
 import { columnTicks, niceCeil, plot, rowTicks } from './style.js';
@@ -52,18 +56,23 @@ const labelFill = (v, extent, dark) => ((Math.abs(v) > 0.6 * extent) !== dark ? 
 
 const withDefaults = (options) => ({ rowLabel: 'row', colLabel: 'column', label: 'value', width: 320, dark: prefersDark(), ...options });
 
+const INSET = 0.5;  // a cell's inset on each side, in the plot's pixels (a 1-pixel gap between cells)
+
 export function heatmapPlot(options) {
   const o = withDefaults(options);
   const { values, rows, cols, rowNames, colNames, cellText, width } = o;
-  const cells = [];
-  for (let i = 0; i < rows; i++)
-    for (let j = 0; j < cols; j++)
-      cells.push({ i: rowNames?.[i] ?? String(i + 1), j: colNames?.[j] ?? String(j + 1), v: values[i * cols + j] });
+  const rowNamesShown = Array.from({ length: rows }, (_, i) => rowNames?.[i] ?? String(i + 1));
+  const colNamesShown = Array.from({ length: cols }, (_, j) => colNames?.[j] ?? String(j + 1));
   const { color, extent } = colorOf(o);
-  const marks = [Plot.cell(cells, { x: 'j', y: 'i', fill: 'v', inset: 0.5 })];
+  // (without cells, the empty cell mark still gives x and y their band scales: the same axes; it
+  // draws nothing)
+  const cells = [];
+  if (cellText)
+    for (let i = 0; i < rows; i++)
+      for (let j = 0; j < cols; j++) cells.push({ i: rowNamesShown[i], j: colNamesShown[j], v: values[i * cols + j] });
+  const marks = [Plot.cell(cells, { x: 'j', y: 'i', fill: 'v', inset: INSET })];
   if (cellText) marks.push(Plot.text(cells, { x: 'j', y: 'i', text: (c) => cellLabel(c.v), fill: (c) => labelFill(c.v, extent, o.dark), fontSize: 10 }));
   const height = o.height ?? Math.round(width * rows / cols) + 60;
-  const colNamesShown = cells.slice(0, cols).map((c) => c.j), rowNamesShown = [...new Set(cells.map((c) => c.i))];
   const map = plot({
     fit: false,  // square cells: a heatmap too wide for its room scales down whole
     width, height, marginLeft: 40, marginBottom: 36,
@@ -74,11 +83,51 @@ export function heatmapPlot(options) {
     ariaLabel: o.ariaLabel ?? `${rows}×${cols} heatmap of ${o.label}`,
     marks,
   });
+  if (!cellText) addCanvas(map, rows, cols).paint(values, colorScale(color));
   const figure = document.createElement('div');
   figure.className = 'heatmap';
   figure.dataset.shape = shapeOf(o);
   figure.append(colorLegend(color, o.label, Math.min(width, 260)), map);
   return figure;
+}
+
+// The cells' canvas, over the band scales' frame of `map`: one canvas pixel per device pixel of
+// the plot drawn at its own size (up to 2 a pixel), each cell a rectangle inset as Plot's cells
+// are, its edges on whole canvas pixels. Returns { canvas, paint(values, colour) }.
+const cellCanvases = new WeakMap();  // canvas → its paint
+function addCanvas(map, rows, cols) {
+  const x = map.scale('x'), y = map.scale('y');
+  const x0 = x.apply(x.domain[0]), y0 = y.apply(y.domain[0]);
+  const w = x.apply(x.domain.at(-1)) + x.bandwidth - x0, h = y.apply(y.domain.at(-1)) + y.bandwidth - y0;
+  const k = Math.min(2, Math.max(1, Math.ceil(globalThis.devicePixelRatio || 1)));
+  const SVG = 'http://www.w3.org/2000/svg';
+  const box = document.createElementNS(SVG, 'foreignObject');
+  for (const [a, v] of Object.entries({ x: x0, y: y0, width: w, height: h })) box.setAttribute(a, String(v));
+  box.setAttribute('aria-hidden', 'true');  // the plot's own label describes it
+  const canvas = document.createElement('canvas');
+  canvas.className = 'heatmap-cells';
+  canvas.width = Math.round(w * k);
+  canvas.height = Math.round(h * k);
+  canvas.dataset.cells = `${rows}×${cols}`;
+  box.append(canvas);
+  map.append(box);  // where Plot's cells would be: after the axes
+  // where each column and row starts, in canvas pixels
+  const across = x.domain.map((d) => (x.apply(d) - x0) * k), down = y.domain.map((d) => (y.apply(d) - y0) * k);
+  const inset = INSET * k, bw = x.bandwidth * k, bh = y.bandwidth * k;
+  const paint = (values, colour) => {
+    const ctx = canvas.getContext('2d');
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    for (let i = 0; i < rows; i++) {
+      const top = Math.round(down[i] + inset), bottom = Math.round(down[i] + bh - inset);
+      for (let j = 0; j < cols; j++) {
+        const left = Math.round(across[j] + inset), right = Math.round(across[j] + bw - inset);
+        ctx.fillStyle = colour(values[i * cols + j]);
+        ctx.fillRect(left, top, right - left, bottom - top);
+      }
+    }
+  };
+  cellCanvases.set(canvas, paint);
+  return { canvas, paint };
 }
 
 // The colour scale's function, one per scale: Plot.scale costs ~0.2 ms a call.
@@ -104,11 +153,13 @@ export function updateHeatmap(node, options) {
   if (!node?.classList?.contains('heatmap') || node.dataset.shape !== shapeOf(o)) return false;
   const { values, rows, cols } = o;
   const map = node.querySelector(':scope > svg:last-child');
-  const rects = map.querySelectorAll('g[aria-label="cell"] rect');
+  const canvas = map.querySelector('canvas.heatmap-cells');
+  const rects = canvas ? [] : map.querySelectorAll('g[aria-label="cell"] rect');
   const texts = o.cellText ? map.querySelectorAll('g[aria-label="text"] text') : [];
-  if (rects.length !== rows * cols || (o.cellText && texts.length !== rows * cols)) return false;
+  if (canvas ? !cellCanvases.has(canvas) : rects.length !== rows * cols || (o.cellText && texts.length !== rows * cols)) return false;
   const { color, extent } = colorOf(o);
   const scale = colorScale(color);
+  if (canvas) cellCanvases.get(canvas)(values, scale);
   for (let k = 0; k < rects.length; k++) {
     const fill = scale(values[k]);
     if (rects[k].getAttribute('fill') !== fill) rects[k].setAttribute('fill', fill);
