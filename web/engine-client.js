@@ -117,9 +117,11 @@ export function connectEngine({ start = startWorker, onRestart, local: loadLocal
 
   return {
     ready,
-    run: (name, params, { channel = name, onProgress, onTiming } = {}) => {
+    // worker: true keeps a light run in the worker too, where it overlaps the page's own run of
+    // another request made with it (dot-variance's sweep beside its histograms)
+    run: (name, params, { channel = name, onProgress, onTiming, worker: inWorker = false } = {}) => {
       const key = sizes(name, params);  // (one JSON of the parameters a request)
-      return local && !down && costs.get(key) < LIGHT_MS && local.experiments[name]
+      return !inWorker && local && !down && costs.get(key) < LIGHT_MS && local.experiments[name]
         ? runLocal(channel, name, params, onTiming, key)
         : post(channel, name, params, { onProgress, onTiming }, key);
     },

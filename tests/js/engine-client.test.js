@@ -117,6 +117,17 @@ describe('engine-client with a page engine', () => {
     expect((await c.run('ok', { n: 32, seed: 1, query: 7 })).worker).toBe(0);  // n is a size
   });
 
+  it('a light request asked for in the worker stays there, to overlap a run on the page', async () => {
+    FakeWorker.made = [];
+    const calls = [];
+    const c = connectEngine(withPageEngine(calls));
+    await loaded(c);
+    await c.run('ok', { x: 1, seed: 1 });  // light at these sizes from now on
+    expect((await c.run('ok', { x: 1, seed: 2 }, { worker: true })).worker).toBe(0);
+    expect(calls).toEqual([]);
+    expect(await c.run('ok', { x: 1, seed: 3 })).toMatchObject({ page: true });  // without it: the page
+  });
+
   it('a light request on the page cancels the run in flight on its channel', async () => {
     FakeWorker.made = [];
     const c = connectEngine(withPageEngine([]));

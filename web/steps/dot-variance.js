@@ -96,7 +96,7 @@ export function mount(figure, { run }) {
         sweepFor = {
           seed,
           result: run('dotVarianceSweep', { seed }, {
-            channel: `${id}:sweep`, onProgress: (p) => { progress.sweep = p; report(); },
+            channel: `${id}:sweep`, worker: true, onProgress: (p) => { progress.sweep = p; report(); },
           }).then(
             (r) => { progress.sweep = 1; return r; },
             (err) => { sweepFor = null; throw err; },  // let the next update retry
