@@ -3,8 +3,8 @@
 //   diverging: true for signed data centred on 0 (a Jacobian), false for weights in [0, max]
 // Cells with a label (cellText) are Plot's own SVG cells under their text. Cells without one are
 // painted on one <canvas> in the plot's frame (a <foreignObject>, so it scales with the plot),
-// where they were rows·cols SVG rects: vanishing-gradients at n = 32 drew 2,048, and a change of n
-// cost ~13 ms of style and ~14 ms of layout for them alone.
+// where they were rows·cols SVG rects: vanishing-gradients at n = 32 drew 2,048, and its page's
+// style work for a change of n fell from ~7 to ~2.5 ms (docs/PERFORMANCE-LOG.md).
 import * as Plot from '@observablehq/plot';
 import { recentNodes, showPatched } from '../morph.js';
 import { columnTicks, niceCeil, plot, rowTicks } from './style.js';
