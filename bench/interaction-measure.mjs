@@ -1,15 +1,21 @@
 // One timed control change, shared by bench/interaction.mjs and bench/interaction-ab.mjs.
 // The control is changed in the page and input → redraw is timed there, so no driver latency
-// counts. Every change has the step's defaults on one side (issue 3: "at default sizes"): in even
-// rounds a slider moves one stop from its default (up, or down at its end) and a select from its
-// default to another option (a different one each time), in odd rounds back to the default; a
-// number goes up by 1 (a seed). restoreControl then puts the control back to its default, untimed,
-// so the next control is measured at the defaults too. (Until 2026-11-28 a select stepped on
-// through its options and a slider was left a stop up: a step's later controls were timed at the
-// sizes its earlier ones left, initialization's seed at d_model 768 and d_k 128.) Each change starts from a settled page, as a reader's does: 300 ms, no figure of the page
-// computing, and then an idle main thread after the previous one, so its trailing work (the paint, the idle-time URL write,
-// garbage collection) is not charged to the next change. Back to back, the engine's time grew
-// round by round (product-variance's seed: 3.9, 5.9, 9.2, 13.7, 10.1 ms; settled, 2.6–8.7).
+// counts.
+//
+// Every change has the step's defaults on one side (issue 3: "at default sizes"): in even rounds a
+// slider moves one stop from its default (up, or down at its end) and a select from its default to
+// another option (a different one each time), in odd rounds back to the default; a number goes up
+// by 1 (a seed). restoreControl then puts the control back to its default, untimed, so the next
+// control is timed at the defaults too. (Until 2026-11-28 a select stepped on through its options
+// and a slider was left a stop up: a step's later controls were timed at the sizes its earlier
+// ones left, initialization's seed at d_model 768 and d_k 128.)
+//
+// Each change starts from a settled page, as a reader's does: 300 ms, no figure of the page
+// computing, and then an idle main thread after the previous one, so its trailing work (the paint,
+// the idle-time URL write, garbage collection) is not charged to the next change. Back to back,
+// the engine's time grew round by round (product-variance's seed: 3.9, 5.9, 9.2, 13.7, 10.1 ms;
+// settled, 2.6–8.7).
+//
 // Returns [ms, the engine's ms, the draw's ms, Plot builds, KaTeX typesets] (the last two counted
 // by the marks web/plots/style.js and web/tex.js leave: attnlab:plot, attnlab:typeset).
 export const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
