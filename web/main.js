@@ -119,7 +119,42 @@ linkSteps();
 const mounted = steps.map(setupStep).filter(Boolean);
 
 const focusStep = new URLSearchParams(location.search).get('step');
-mounted.find((m) => m.step.id === focusStep)?.section.scrollIntoView();
+const focused = mounted.find((m) => m.step.id === focusStep)?.section;
+if (focused) {
+  focused.scrollIntoView();
+  holdInView(focused);
+}
+
+// A link to a step lands on it, and stays there while the sections above it are laid out and
+// their figures drawn: each is a 2,400 px stand-in until then (content-visibility: auto), and the
+// browser's scroll anchoring did not follow every change (?step=vanishing-gradients ended 1,633 px
+// below its section's top when softmax-saturation's figure drew). For the first 300 frames, a
+// frame whose sections above have changed height scrolls the step back into place; the reader's
+// first wheel, touch, key or click, or a scroll from elsewhere (the step moved with nothing above
+// it changed), ends the hold.
+function holdInView(section) {
+  const all = [...document.querySelectorAll('main > section')];
+  const above = all.slice(0, all.indexOf(section));
+  const heightAbove = () => above.reduce((h, s) => h + s.getBoundingClientRect().height, 0);
+  const inputs = ['wheel', 'touchstart', 'keydown', 'pointerdown'];
+  let last = heightAbove(), frames = 0, held = true;
+  const release = () => {
+    held = false;
+    for (const e of inputs) removeEventListener(e, release, { capture: true });
+  };
+  for (const e of inputs) addEventListener(e, release, { capture: true, passive: true });
+  const check = () => {
+    if (!held) return;
+    const h = heightAbove();
+    if (h !== last) {
+      last = h;
+      section.scrollIntoView();
+    } else if (Math.abs(section.getBoundingClientRect().top) > 1) return release();
+    if (++frames < 300) requestAnimationFrame(check);
+    else release();
+  };
+  requestAnimationFrame(check);
+}
 
 // The nav marks the step being read.
 const navLinks = new Map([...document.querySelectorAll('#steps-nav a')].map((a) => [new URLSearchParams(a.search).get('step'), a]));

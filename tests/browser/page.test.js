@@ -142,6 +142,32 @@ describe('the page', () => {
     }
   });
 
+  it('a link to a step deep in the page lands on it, and stays there while the figures above it draw', async () => {
+    // (softmax-saturation's figure, drawn after the landing, grew its section by 1,633 px, and
+    // scroll anchoring did not follow: vanishing-gradients' link ended in the section above)
+    for (const id of ['vanishing-gradients', 'shift-vs-scale', 'training-ablation']) {
+      const { page, errors, close } = await h.open(`?step=${id}`);
+      await page.waitForFunction((s) => document.querySelector(`#${s} figure.live`)?.dataset.state !== undefined, id);
+      await page.waitForTimeout(2500);
+      expect(Math.abs(await page.evaluate((s) => document.getElementById(s).getBoundingClientRect().top, id)), id).toBeLessThan(2);
+      expect(errors).toEqual([]);
+      await close();
+    }
+  });
+
+  it('the reader scrolling away from a linked step is not pulled back to it', async () => {
+    const { page, close } = await h.open('?step=vanishing-gradients');
+    await page.waitForFunction(() => document.getElementById('vanishing-gradients').getBoundingClientRect().top < 2);
+    await page.mouse.move(600, 400);
+    await page.mouse.wheel(0, -2000);
+    await page.waitForTimeout(300);
+    // the page above changes after the reader moved (as a figure drawing late would)
+    await page.evaluate(() => { document.getElementById('setup').style.paddingTop = '400px'; });
+    await page.waitForTimeout(1000);
+    expect(await page.evaluate(() => document.getElementById('vanishing-gradients').getBoundingClientRect().top)).toBeGreaterThan(500);
+    await close();
+  });
+
   it('the step list is keyboard navigable', async () => {
     const { page, close } = await h.open();
     const first = page.locator('#steps-nav a').first();
