@@ -63,16 +63,16 @@ export const controlValue = (page, id, name) =>
 
 // Puts a control back to `value` (untimed) and waits for its figure to be drawn again.
 export async function restoreControl(page, id, name, value) {
-  const changed = await page.evaluate(([s, name, value]) => {
+  const updates = await page.evaluate(([s, name, value]) => {  // before the change; null: none needed
     const fig = document.querySelector(`#${s} figure.live`), el = fig.querySelector(`[data-param="${name}"]`);
-    if (el.value === value) return false;
-    fig.dataset.restoredFrom = fig.dataset.updates || '0';
+    if (el.value === value) return null;
+    const n = Number(fig.dataset.updates || 0);
     el.value = value;
     el.dispatchEvent(new Event(el.type === 'range' ? 'input' : 'change', { bubbles: true }));
-    return true;
+    return n;
   }, [id, name, value]);
-  if (changed) await page.waitForFunction((s) => {
+  if (updates !== null) await page.waitForFunction(([s, n]) => {
     const fig = document.querySelector(`#${s} figure.live`);
-    return Number(fig.dataset.updates || 0) > Number(fig.dataset.restoredFrom) && fig.dataset.state === 'ready';
-  }, id, { timeout: 60000 });
+    return Number(fig.dataset.updates || 0) > n && fig.dataset.state === 'ready';
+  }, [id, updates], { timeout: 60000 });
 }

@@ -129,15 +129,13 @@ if (focused) {
 // their figures drawn: each is a 2,400 px stand-in until then (content-visibility: auto), and the
 // browser's scroll anchoring did not follow every change (?step=vanishing-gradients ended 1,633 px
 // below its section's top when softmax-saturation's figure drew). For the first 300 frames, a
-// frame whose sections above have changed height scrolls the step back into place; the reader's
-// first wheel, touch, key or click, or a scroll from elsewhere (the step moved with nothing above
-// it changed), ends the hold.
+// frame in which the step has moved down or up the page scrolls it back into place; the reader's
+// first wheel, touch, key or click, or a scroll from elsewhere (the step moved in the window but
+// not in the page), ends the hold.
 function holdInView(section) {
-  const all = [...document.querySelectorAll('main > section')];
-  const above = all.slice(0, all.indexOf(section));
-  const heightAbove = () => above.reduce((h, s) => h + s.getBoundingClientRect().height, 0);
+  const inPage = () => section.getBoundingClientRect().top + scrollY;
   const inputs = ['wheel', 'touchstart', 'keydown', 'pointerdown'];
-  let last = heightAbove(), frames = 0, held = true;
+  let last = inPage(), frames = 0, held = true;
   const release = () => {
     held = false;
     for (const e of inputs) removeEventListener(e, release, { capture: true });
@@ -145,11 +143,11 @@ function holdInView(section) {
   for (const e of inputs) addEventListener(e, release, { capture: true, passive: true });
   const check = () => {
     if (!held) return;
-    const h = heightAbove();
-    if (h !== last) {
-      last = h;
+    const y = inPage();
+    if (Math.abs(y - last) > 1) {
+      last = y;
       section.scrollIntoView();
-    } else if (Math.abs(section.getBoundingClientRect().top) > 1) return release();
+    } else if (Math.abs(y - scrollY) > 1) return release();
     if (++frames < 300) requestAnimationFrame(check);
     else release();
   };

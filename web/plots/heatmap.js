@@ -83,7 +83,7 @@ export function heatmapPlot(options) {
     ariaLabel: o.ariaLabel ?? `${rows}×${cols} heatmap of ${o.label}`,
     marks,
   });
-  if (!cellText) addCanvas(map, rows, cols).paint(values, colorScale(color));
+  if (!cellText) addCanvas(map, rows, cols)(values, colorScale(color));
   const figure = document.createElement('div');
   figure.className = 'heatmap';
   figure.dataset.shape = shapeOf(o);
@@ -93,7 +93,7 @@ export function heatmapPlot(options) {
 
 // The cells' canvas, over the band scales' frame of `map`: one canvas pixel per device pixel of
 // the plot drawn at its own size (up to 2 a pixel), each cell a rectangle inset as Plot's cells
-// are, its edges on whole canvas pixels. Returns { canvas, paint(values, colour) }.
+// are, its edges on whole canvas pixels. Returns its paint(values, colour), kept for redraws.
 const cellCanvases = new WeakMap();  // canvas → its paint
 function addCanvas(map, rows, cols) {
   const x = map.scale('x'), y = map.scale('y');
@@ -127,7 +127,7 @@ function addCanvas(map, rows, cols) {
     }
   };
   cellCanvases.set(canvas, paint);
-  return { canvas, paint };
+  return paint;
 }
 
 // The colour scale's function, one per scale: Plot.scale costs ~0.2 ms a call.
@@ -153,21 +153,19 @@ export function updateHeatmap(node, options) {
   if (!node?.classList?.contains('heatmap') || node.dataset.shape !== shapeOf(o)) return false;
   const { values, rows, cols } = o;
   const map = node.querySelector(':scope > svg:last-child');
-  const canvas = map.querySelector('canvas.heatmap-cells');
-  const rects = canvas ? [] : map.querySelectorAll('g[aria-label="cell"] rect');
+  // cells with labels are Plot's rects under their texts; cells without, the canvas's paint
+  const paint = o.cellText ? null : cellCanvases.get(map.querySelector('canvas.heatmap-cells'));
+  const rects = o.cellText ? map.querySelectorAll('g[aria-label="cell"] rect') : [];
   const texts = o.cellText ? map.querySelectorAll('g[aria-label="text"] text') : [];
-  if (canvas ? !cellCanvases.has(canvas) : rects.length !== rows * cols || (o.cellText && texts.length !== rows * cols)) return false;
+  if (o.cellText ? rects.length !== rows * cols || texts.length !== rows * cols : !paint) return false;
   const { color, extent } = colorOf(o);
   const scale = colorScale(color);
-  if (canvas) cellCanvases.get(canvas)(values, scale);
+  paint?.(values, scale);
   for (let k = 0; k < rects.length; k++) {
-    const fill = scale(values[k]);
+    const fill = scale(values[k]), t = texts[k], text = cellLabel(values[k]), tone = labelFill(values[k], extent, o.dark);
     if (rects[k].getAttribute('fill') !== fill) rects[k].setAttribute('fill', fill);
-    if (o.cellText) {
-      const t = texts[k], text = cellLabel(values[k]), tone = labelFill(values[k], extent, o.dark);
-      if (t.textContent !== text) t.textContent = text;
-      if (t.getAttribute('fill') !== tone) t.setAttribute('fill', tone);
-    }
+    if (t.textContent !== text) t.textContent = text;
+    if (t.getAttribute('fill') !== tone) t.setAttribute('fill', tone);
   }
   // the legend is replaced only when its colours or label change; a new end of the scale rewrites
   // its tick labels (a new legend, not a patched one: morphing 64 colour cells costs more than the
