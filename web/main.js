@@ -8,6 +8,7 @@ import { loadLocalEngine } from './local-engine.js';
 import { parseParams, toSearch } from './controls.js';
 import { mountFigure } from './figure.js';
 import { steps } from './steps/index.js';
+import { land } from './landing.js';
 import { typesetStatic } from './tex.js';
 
 function buildNav() {
@@ -59,12 +60,14 @@ client.ready.then(
 // History: the first change after a pause opens a new entry, later changes amend it, so
 // back/forward steps through gestures rather than through every slider position.
 let lastPush = 0;
+let urlStep = new URLSearchParams(location.search).get('step');  // the step of the entry shown
 function recordUrl(search) {
   const url = `?${search}`;
   if (url === location.search) return;
   if (performance.now() - lastPush > 1000) history.pushState(null, '', url);
   else history.replaceState(null, '', url);
   lastPush = performance.now();
+  urlStep = new URLSearchParams(search).get('step');
 }
 
 function urlValues(step) {
@@ -106,10 +109,15 @@ function linkSteps() {
   });
 }
 
+// A neighbouring step is a glide away; a far one a jump, which lays out only the sections it lands
+// among (a glide past ten sections would draw all their figures on the way).
 function goToStep(id) {
   const section = document.getElementById(id);
+  const from = steps.findIndex((st) => st.id === reading), to = steps.findIndex((st) => st.id === id);
+  history.replaceState({ y: scrollY }, '');  // where the reader was, for back
   history.pushState(null, '', `?step=${id}`);
-  section.scrollIntoView({ behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth' });
+  urlStep = id;
+  land(section, { smooth: from >= 0 && Math.abs(to - from) <= 1 });
   section.querySelector('h2')?.focus({ preventScroll: true });
 }
 
@@ -120,50 +128,27 @@ const mounted = steps.map(setupStep).filter(Boolean);
 
 const focusStep = new URLSearchParams(location.search).get('step');
 const focused = mounted.find((m) => m.step.id === focusStep)?.section;
-if (focused) {
-  focused.scrollIntoView();
-  holdInView(focused);
-}
-
-// A link to a step lands on it, and stays there while the sections above it are laid out and
-// their figures drawn: each is a 2,400 px stand-in until then (content-visibility: auto), and the
-// browser's scroll anchoring did not follow every change (?step=vanishing-gradients ended 1,633 px
-// below its section's top when softmax-saturation's figure drew). For the first 300 frames, a
-// frame in which the step has moved down or up the page scrolls it back into place; the reader's
-// first wheel, touch, key or click, or a scroll from elsewhere (the step moved in the window but
-// not in the page), ends the hold.
-function holdInView(section) {
-  const inPage = () => section.getBoundingClientRect().top + scrollY;
-  const inputs = ['wheel', 'touchstart', 'keydown', 'pointerdown'];
-  let last = inPage(), frames = 0, held = true;
-  const release = () => {
-    held = false;
-    for (const e of inputs) removeEventListener(e, release, { capture: true });
-  };
-  for (const e of inputs) addEventListener(e, release, { capture: true, passive: true });
-  const check = () => {
-    if (!held) return;
-    const y = inPage();
-    if (Math.abs(y - last) > 1) {
-      last = y;
-      section.scrollIntoView();
-    } else if (Math.abs(y - scrollY) > 1) return release();
-    if (++frames < 300) requestAnimationFrame(check);
-    else release();
-  };
-  requestAnimationFrame(check);
-}
+if (focused) land(focused);
 
 // The nav marks the step being read.
 const navLinks = new Map([...document.querySelectorAll('#steps-nav a')].map((a) => [new URLSearchParams(a.search).get('step'), a]));
+let reading = null;  // the step in the middle of the window
 for (const m of mounted) new IntersectionObserver((entries) => {
   if (!entries.some((e) => e.isIntersecting)) return;
+  reading = m.step.id;
   for (const a of navLinks.values()) a.removeAttribute('aria-current');
   navLinks.get(m.step.id)?.setAttribute('aria-current', 'step');
 }, { rootMargin: '-40% 0px -55% 0px' }).observe(m.section);
 
+// Back and forward: the figures take the entry's values; an entry of another step lands on it, and
+// the entry before the first step link goes back to where the reader was. The page, not the
+// browser, places the window: the browser's saved place was measured on a page of stand-ins.
+history.scrollRestoration = 'manual';
 addEventListener('popstate', () => {
   for (const m of mounted) m.apply(urlValues(m.step).values);
   const id = new URLSearchParams(location.search).get('step');
-  mounted.find((m) => m.step.id === id)?.section.scrollIntoView();
+  const section = id !== urlStep && mounted.find((m) => m.step.id === id)?.section;
+  if (section) land(section);
+  else if (!id && urlStep && history.state?.y !== undefined) scrollTo(0, history.state.y);
+  urlStep = id;
 });

@@ -87,9 +87,15 @@ describe('the page', () => {
     await page.keyboard.press('ArrowRight');           // 96 → 128, a new history entry
     await page.waitForFunction(() => location.search.includes('dk=128'));
     await expect.poll(() => theory(page)).toBe('128');
+    await page.mouse.move(600, 400);
+    await page.mouse.wheel(0, 300);                    // the reader reads on, into the figure
+    await page.waitForFunction(() => scrollY > 0);
+    await page.waitForTimeout(200);
+    const y = await page.evaluate(() => scrollY);
     await page.goBack();
     await page.waitForFunction(() => location.search.includes('dk=96'));
     await expect.poll(() => theory(page)).toBe('96');
+    expect(await page.evaluate(() => scrollY)).toBe(y);  // the same step: the reader stays put
     expect(await slider.getAttribute('aria-valuetext')).toBe('d k 96');
     await page.goForward();
     await expect.poll(() => theory(page)).toBe('128');
@@ -153,6 +159,32 @@ describe('the page', () => {
       expect(errors).toEqual([]);
       await close();
     }
+  });
+
+  it('the step list, a next link, back and forward each land on their step, and stay there', async () => {
+    // (before: a click in the step list glided past ten sections and ended 2,219 px short of
+    // vanishing-gradients; back to training-ablation ended 30,345 px from it)
+    const { page, errors, close } = await h.open();
+    await page.waitForSelector('#engine-status[data-state="ready"]', { timeout: 30000 });
+    const settledAt = async (id) => {
+      await page.waitForTimeout(2500);
+      expect(await page.evaluate(() => location.search)).toBe(`?step=${id}`);
+      return Math.abs(await page.evaluate((s) => document.getElementById(s).getBoundingClientRect().top, id));
+    };
+    await page.click('#steps-nav a[href="?step=vanishing-gradients"]');
+    expect(await settledAt('vanishing-gradients')).toBeLessThan(2);
+    await page.click('#steps-nav a[href="?step=training-ablation"]');
+    expect(await settledAt('training-ablation')).toBeLessThan(2);
+    await page.click('#training-ablation .step-links a[rel="next"]');  // a glide
+    expect(await settledAt('exercises')).toBeLessThan(2);
+    await page.goBack();
+    expect(await settledAt('training-ablation')).toBeLessThan(2);
+    await page.goBack();
+    expect(await settledAt('vanishing-gradients')).toBeLessThan(2);
+    await page.goForward();
+    expect(await settledAt('training-ablation')).toBeLessThan(2);
+    expect(errors).toEqual([]);
+    await close();
   });
 
   it('the reader scrolling away from a linked step is not pulled back to it', async () => {
