@@ -25,6 +25,23 @@ async function pressRight(page, id, name, times = 1) {
   await waitForUpdates(page, id, n + 1);
 }
 
+// Each weight map's canvas, read at its cells' centres: { rows, cols, width, weights (from the
+// table beside it), light (each centre's lightness, 0 black to 1 white) }.
+const weightMaps = (page) => page.$$eval('#full-attention .attention-maps', (all) => all.map((maps) => {
+  const canvas = maps.querySelector('.attention-map canvas.heatmap-cells');
+  const [rows, cols] = canvas.dataset.cells.split('×').map(Number);
+  const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+  // each cell's centre, in canvas pixels: cells are bands of step s = W / (cols − 0.1), width 0.9·s
+  const at = (i, j) => {
+    const x = Math.floor((j + 0.45) * canvas.width / (cols - 0.1)), y = Math.floor((i + 0.45) * canvas.height / (rows - 0.1));
+    const k = 4 * (y * canvas.width + x);
+    return (data[k] + data[k + 1] + data[k + 2]) / 765;
+  };
+  const table = maps.closest('.panel').querySelector('details.data-table table');
+  const weights = [...table.tBodies[0].rows].map((r) => [...r.cells].slice(1, 1 + cols).map((c) => Number(c.textContent.replace('−', '-'))));
+  return { rows, cols, width: canvas.width, weights, light: weights.map((row, i) => row.map((_, j) => at(i, j))) };
+}));
+
 describe('full-attention in Chromium', () => {
   it('renders both heatmaps and per-row statistics; d_k and the causal mask recompute them', async () => {
     const { page, errors, close } = await openStep('full-attention');
@@ -55,20 +72,7 @@ describe('full-attention in Chromium', () => {
     // causal: row i has i + 1 keys, so a map transposed or shifted by a cell puts weight where the
     // table has 0; the 'blues' scale on [0, 1] darkens as the weight grows
     const { page, errors, close } = await openStep('full-attention', '&causal=on&n=6');
-    const sides = await page.$$eval('#full-attention .attention-maps', (all) => all.map((maps) => {
-      const canvas = maps.querySelector('.attention-map canvas.heatmap-cells');
-      const [rows, cols] = canvas.dataset.cells.split('×').map(Number);
-      const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
-      // each cell's centre, in canvas pixels: cells are bands of step s = W / (cols − 0.1), width 0.9·s
-      const at = (i, j) => {
-        const x = Math.floor((j + 0.45) * canvas.width / (cols - 0.1)), y = Math.floor((i + 0.45) * canvas.height / (rows - 0.1));
-        const k = 4 * (y * canvas.width + x);
-        return (data[k] + data[k + 1] + data[k + 2]) / 765;
-      };
-      const table = maps.closest('.panel').querySelector('details.data-table table');
-      const weights = [...table.tBodies[0].rows].map((r) => [...r.cells].slice(1, 1 + cols).map((c) => Number(c.textContent.replace('−', '-'))));
-      return { rows, cols, weights, light: weights.map((row, i) => row.map((_, j) => at(i, j))) };
-    }));
+    const sides = await weightMaps(page);
     expect(sides.length).toBe(2);
     for (const { rows, cols, weights, light } of sides) {
       expect([rows, cols]).toEqual([6, 6]);
@@ -77,6 +81,27 @@ describe('full-attention in Chromium', () => {
       for (const a of cells) for (const b of cells)
         if (a.w > b.w + 0.05) expect(a.l, `${a.w} against ${b.w}`).toBeLessThan(b.l);
     }
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('a new pixel ratio (the reader zooms) gives the weight maps canvases of as many pixels, repainted', async () => {
+    // (a canvas keeps the pixels it was given: the browser would scale them, blurring the cells).
+    // A zoom changes the window's width in CSS pixels too; Chromium's emulation signals a new ratio
+    // only with a new width. 10 px less leaves the figure's width, and so its plots, as they were.
+    const { page, errors, close } = await openStep('full-attention', '&causal=on&n=6');
+    const before = await weightMaps(page);
+    const figureWidth = () => page.$eval('#full-attention figure.live', (f) => f.getBoundingClientRect().width);
+    const width = await figureWidth();
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Emulation.setDeviceMetricsOverride', { width: 1190, height: 900, deviceScaleFactor: 2, mobile: false });
+    await expect.poll(() => page.evaluate(() => devicePixelRatio)).toBe(2);
+    await expect.poll(async () => (await weightMaps(page)).map((m) => m.width), { timeout: 3000 })
+      .toEqual(before.map((m) => expect.closeTo(2 * m.width, 0)));
+    expect(await figureWidth()).toBe(width);
+    const after = await weightMaps(page);
+    after.forEach((m, side) => m.light.forEach((row, i) => row.forEach((l, j) =>
+      expect(l, `side ${side}, cell ${i},${j}`).toBeCloseTo(before[side].light[i][j], 2))));
     expect(errors).toEqual([]);
     await close();
   });

@@ -92,29 +92,37 @@ export function heatmapPlot(options) {
 }
 
 // The cells' canvas, over the band scales' frame of `map`: one canvas pixel per device pixel of
-// the plot drawn at its own size (up to 2 a pixel), each cell a rectangle inset as Plot's cells
+// the plot drawn at its own size (up to 2 a plot pixel), each cell a rectangle inset as Plot's cells
 // are, its edges on whole canvas pixels. Returns its paint(values, colour), kept for redraws.
+// Each paint sizes the canvas for the present pixel ratio, and a new ratio (the reader zooms, the
+// window moves to another screen) repaints the canvases in the page: one the browser scaled would
+// blur its cells' edges.
 const cellCanvases = new WeakMap();  // canvas → its paint
+const drawnCanvases = new Set();     // WeakRefs of the canvases, for a new pixel ratio
 function addCanvas(map, rows, cols) {
   const x = map.scale('x'), y = map.scale('y');
   const x0 = x.apply(x.domain[0]), y0 = y.apply(y.domain[0]);
   const w = x.apply(x.domain.at(-1)) + x.bandwidth - x0, h = y.apply(y.domain.at(-1)) + y.bandwidth - y0;
-  const k = Math.min(2, Math.max(1, Math.ceil(globalThis.devicePixelRatio || 1)));
   const SVG = 'http://www.w3.org/2000/svg';
   const box = document.createElementNS(SVG, 'foreignObject');
   for (const [a, v] of Object.entries({ x: x0, y: y0, width: w, height: h })) box.setAttribute(a, String(v));
   box.setAttribute('aria-hidden', 'true');  // the plot's own label describes it
   const canvas = document.createElement('canvas');
   canvas.className = 'heatmap-cells';
-  canvas.width = Math.round(w * k);
-  canvas.height = Math.round(h * k);
   canvas.dataset.cells = `${rows}×${cols}`;
   box.append(canvas);
   map.append(box);  // where Plot's cells would be: after the axes
-  // where each column and row starts, in canvas pixels
-  const across = x.domain.map((d) => (x.apply(d) - x0) * k), down = y.domain.map((d) => (y.apply(d) - y0) * k);
-  const inset = INSET * k, bw = x.bandwidth * k, bh = y.bandwidth * k;
+  let k = 0;  // canvas pixels a plot pixel
   const paint = (values, colour) => {
+    paint.last = [values, colour];
+    if (pixelRatio() !== k) {
+      k = pixelRatio();
+      canvas.width = Math.round(w * k);
+      canvas.height = Math.round(h * k);
+    }
+    // where each column and row starts, in canvas pixels
+    const across = x.domain.map((d) => (x.apply(d) - x0) * k), down = y.domain.map((d) => (y.apply(d) - y0) * k);
+    const inset = INSET * k, bw = x.bandwidth * k, bh = y.bandwidth * k;
     const ctx = canvas.getContext('2d');
     ctx.clearRect(0, 0, canvas.width, canvas.height);
     for (let i = 0; i < rows; i++) {
@@ -127,7 +135,30 @@ function addCanvas(map, rows, cols) {
     }
   };
   cellCanvases.set(canvas, paint);
+  if (drawnCanvases.size >= 64) forgetCollected();
+  drawnCanvases.add(new WeakRef(canvas));
+  watchPixelRatio();
   return paint;
+}
+
+const forgetCollected = () => { for (const ref of drawnCanvases) if (!ref.deref()) drawnCanvases.delete(ref); };
+const pixelRatio = () => Math.min(2, globalThis.devicePixelRatio || 1);
+
+// One media query for the page, of the present ratio, renewed at each change. A canvas out of the
+// page (a layout kept for its return) is sized at its next paint; a collected one is forgotten.
+let ratioWatched = false;
+function watchPixelRatio() {
+  if (ratioWatched || !globalThis.matchMedia) return;
+  ratioWatched = true;
+  const listen = () => matchMedia(`(resolution: ${globalThis.devicePixelRatio || 1}dppx)`).addEventListener('change', () => {
+    forgetCollected();
+    for (const ref of drawnCanvases) {
+      const canvas = ref.deref(), paint = canvas && cellCanvases.get(canvas);
+      if (canvas?.isConnected && paint.last) paint(...paint.last);
+    }
+    listen();
+  }, { once: true });
+  listen();
 }
 
 // The colour scale's function, one per scale: Plot.scale costs ~0.2 ms a call.
