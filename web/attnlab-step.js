@@ -2,8 +2,8 @@
 // script. One script tag, then as many elements as you like:
 //   <script type="module" src="…/attnlab-step.js"></script>
 //   <attnlab-step step="dot-variance" dk="64" seed="7" hide="prose" theme="auto"></attnlab-step>
-// Attributes: step; the step's parameters (as in the page's URL); hide = prose, controls, title,
-// link; theme = light, dark, auto. Each is observed: changing one redraws the figure.
+// Attributes: step; the step's parameters (as in the page's URL); hide = any of prose, controls,
+// title, link (separated by spaces or commas); theme = light, dark, auto. Each is observed: changing one redraws the figure.
 // Shadow DOM keeps the page's CSS and the step's apart, both ways. All elements on a page share one
 // engine worker; each starts computing when it first comes into view. The element fires
 // `attnlab-change` (detail: the parameters) when the reader moves a control.
@@ -12,8 +12,9 @@ import pageCss from './style.css?inline';
 import plotCss from './plots/plot.css?inline';
 import elementCss from './attnlab-step.css?inline';
 import { connectEngine } from './engine-client.js';
-import { parseParams } from './controls.js';
+import { HIDE, parseList, parseParams } from './controls.js';
 import { mountFigure } from './figure.js';
+import { linkStepsOut } from './step-links.js';
 import { steps } from './steps/index.js';
 import { typesetStatic } from './tex.js';
 
@@ -45,7 +46,7 @@ const PARAMS = [...new Set(steps.flatMap((s) => Object.keys(s.params)))].map((na
 
 class AttnlabStep extends HTMLElement {
   // theme: the CSS follows it by itself (:host([theme])), the heatmaps' colour ramps on a redraw
-  static observedAttributes = ['step', 'theme', ...PARAMS];
+  static observedAttributes = ['step', 'theme', 'hide', ...PARAMS];
   #figure = null;
   #step = null;
 
@@ -63,10 +64,13 @@ class AttnlabStep extends HTMLElement {
     const search = new URLSearchParams();
     for (const name of Object.keys(this.#step.params)) if (this.hasAttribute(name)) search.set(name, this.getAttribute(name));
     const { values, notes } = parseParams(this.#step.params, search);
-    return [values, [...this.#notes, ...notes]];
+    const hidden = [];
+    this.#root.dataset.hide = parseList('hide', this.getAttribute('hide') ?? '', HIDE, hidden).join(' ');
+    return [values, [...this.#notes, ...hidden, ...notes]];
   }
 
   #notes = [];
+  #root = null;  // the shadow root's one child: the hide flags are its data-hide
   #render() {
     const { sheets, client } = setup();
     const root = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
@@ -79,12 +83,15 @@ class AttnlabStep extends HTMLElement {
     template.innerHTML = sections[`./sections/${this.#step.id}.html`] ?? '';
     const section = template.content.querySelector('section');
     typesetStatic(section);
+    linkStepsOut(section, here);
     const link = document.createElement('p');
     link.className = 'embed-link';
     const a = Object.assign(document.createElement('a'), { href: new URL(`index.html?step=${this.#step.id}`, here).href,
       target: '_blank', rel: 'noopener', textContent: 'The whole derivation, step by step ↗' });
     link.append(a);
-    root.replaceChildren(section, link);
+    this.#root = Object.assign(document.createElement('div'), { className: 'step-root' });
+    this.#root.append(section, link);
+    root.replaceChildren(this.#root);
     const [values, notes] = this.#values();
     this.#figure = mountFigure({
       step: this.#step, fig: section.querySelector('figure.live'), client, values, notes,

@@ -4,8 +4,9 @@
 //   { kind: 'stops', values: [...], default, label, unit? }   a slider over fixed values (log scales)
 //   { kind: 'int', min, max, default, label }                  a number field
 //   { kind: 'choice', options: { value: label }, default, label }
-// Values from the URL are parsed and clamped here; a value that cannot be used falls back to
-// the default and is reported in `notes`, never inserted as markup.
+// Values from the URL are parsed here: a number between the control's values takes the nearest
+// (a stop, or an integer within range), and a value that cannot be used falls back to the default;
+// both are reported in `notes`, never inserted as markup.
 
 export function parseParams(spec, search) {
   const values = {}, notes = [];
@@ -16,8 +17,22 @@ export function parseParams(spec, search) {
     const v = coerce(p, raw);
     if (v === undefined) notes.push(`${name}: “${raw.slice(0, 40)}” is not a valid value; using ${p.default}`);
     else values[name] = v;
+    if (v !== undefined && p.kind !== 'choice' && v !== Number(raw))
+      notes.push(`${name}: ${raw.slice(0, 40)} is not one of the control’s values; using the nearest, ${v}`);
   }
   return { values, notes };
+}
+
+// What an embedded step can hide (the embed page's hide=, <attnlab-step>'s hide attribute).
+export const HIDE = ['prose', 'controls', 'title', 'link'];
+
+// A list flag, its items separated by commas or spaces (hide=prose,controls; hide="prose controls"):
+// the allowed items; the others are named in `notes`.
+export function parseList(name, raw, allowed, notes) {
+  const items = raw.split(/[\s,]+/).filter(Boolean);
+  const bad = items.filter((s) => !allowed.includes(s));
+  if (bad.length) notes.push(`${name}: ignoring ${bad.map((b) => `“${b.slice(0, 20)}”`).join(', ')} (allowed: ${allowed.join(', ')})`);
+  return items.filter((s) => allowed.includes(s));
 }
 
 function coerce(p, raw) {

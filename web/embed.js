@@ -8,26 +8,19 @@ import 'katex/dist/katex.min.css';
 import 'virtual:prerendered-math.css';  // the build's typeset math: its positioning rules
 import { connectEngine } from './engine-client.js';
 import { loadLocalEngine } from './local-engine.js';
-import { parseParams, toSearch } from './controls.js';
+import { HIDE, parseList, parseParams, toSearch } from './controls.js';
 import { mountFigure } from './figure.js';
 import { startAutoHeight } from './embed-resize.js';
+import { linkStepsOut } from './step-links.js';
 import { steps } from './steps/index.js';
 import { typesetStatic } from './tex.js';
 
-const HIDE = ['prose', 'controls', 'title', 'link'];
 const THEMES = ['light', 'dark', 'auto'];
 const PROTOCOLS = ['attnlab', 'canvas', 'h5p'];
 
 export function parseFlags(search) {
   const notes = [];
-  const list = (name, allowed) => {
-    const raw = search.get(name);
-    if (raw === null) return null;
-    const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
-    const bad = items.filter((s) => !allowed.includes(s));
-    if (bad.length) notes.push(`${name}: ignoring ${bad.map((b) => `“${b.slice(0, 20)}”`).join(', ')} (allowed: ${allowed.join(', ')})`);
-    return items.filter((s) => allowed.includes(s));
-  };
+  const list = (name, allowed) => (search.has(name) ? parseList(name, search.get(name), allowed, notes) : null);
   const hide = list('hide', HIDE) ?? [];
   const [theme = 'auto'] = list('theme', THEMES) ?? [];
   const resize = search.get('resize') === 'none' ? [] : (list('resize', PROTOCOLS) ?? PROTOCOLS);
@@ -64,6 +57,7 @@ for (const other of document.querySelectorAll('main > section')) if (other !== s
 section.dataset.embedded = '';
 document.title = `${section.dataset.title} — attnlab`;
 typesetStatic(section);
+linkStepsOut(section, location.href);
 const link = document.querySelector('.embed-link a');
 link.href = `./index.html?step=${step.id}`;
 

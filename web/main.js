@@ -19,7 +19,6 @@ function buildNav() {
     const a = document.createElement('a');
     a.href = `?step=${step.id}`;
     a.textContent = section.dataset.title;
-    a.addEventListener('click', (e) => { e.preventDefault(); goToStep(step.id); });
     const li = document.createElement('li');
     li.append(a);
     list.append(li);
@@ -102,12 +101,22 @@ function linkSteps() {
       a.href = `?step=${target.id}`;
       a.rel = rel;
       a.textContent = rel === 'prev' ? `${label}${target.dataset.title}` : `${target.dataset.title} →`;
-      a.addEventListener('click', (e) => { e.preventDefault(); goToStep(target.id); });
       nav.append(a);
     }
     section.append(nav);
   });
 }
+
+// Every link to a step (the step list, previous/next, the prose's) moves to it in this page, without
+// a reload; a modified click (a new tab or window) is the browser's.
+document.addEventListener('click', (e) => {
+  if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+  const a = e.target.closest?.('a[href^="?step="]');
+  const id = a && new URLSearchParams(a.search).get('step');
+  if (!id || !document.getElementById(id)?.matches('main > section')) return;
+  e.preventDefault();
+  goToStep(id);
+});
 
 // A neighbouring step is a glide away; a far one a jump, which lays out only the sections it lands
 // among (a glide past ten sections would draw all their figures on the way).

@@ -461,6 +461,51 @@ describe('URL flags and attributes', () => {
     await close();
   }, 60000);
 
+  it('<attnlab-step hide=…> takes commas as the embed page does, and names what it cannot hide', async () => {
+    const host = await openHost(`<script type="module" src="${h.base}attnlab-step.js"></script>
+      <attnlab-step id="e" step="setup" hide="prose,controls, frame"></attnlab-step>`);
+    const shown = (selector) => host.page.locator(`#e ${selector}`).first().isVisible();
+    await ready(host.page.locator('#e'));
+    expect(await shown('section > p')).toBe(false);
+    expect(await shown('figure.live .controls')).toBe(false);
+    expect(await shown('section > h2')).toBe(true);
+    expect(await host.page.locator('#e figure.live .note').textContent()).toContain('hide: ignoring “frame”');
+    // live: a new value applies at once
+    await host.page.evaluate(() => document.getElementById('e').setAttribute('hide', 'title link'));
+    await expect.poll(() => shown('section > h2')).toBe(false);
+    expect(await shown('.embed-link')).toBe(false);
+    expect(await shown('section > p')).toBe(true);
+    expect(await shown('figure.live .controls')).toBe(true);
+    expect(await host.page.locator('#e figure.live .note').isVisible()).toBe(false);
+    expect(host.errors).toEqual([]);
+    await host.close();
+  }, 60000);
+
+  it('a link in the prose to another step opens the whole derivation there, in a new tab: the course page and the iframe stay', async () => {
+    // (written for the full page as href="?step=…": in the element it navigated the course page,
+    // in the iframe it dropped the embed's flags)
+    const host = await openHost(`<script type="module" src="${h.base}attnlab-step.js"></script>
+      <attnlab-step id="e" step="full-attention"></attnlab-step>
+      <iframe id="f" title="attnlab" src="${h.base}embed.html?step=full-attention&theme=dark" style="width: 900px; height: 600px"></iframe>`);
+    const course = host.page.url();
+    const element = host.page.locator('#e a[href*="step=softmax-saturation"]');
+    await element.waitFor();
+    const frame = host.page.frameLocator('#f').locator('a[href*="step=softmax-saturation"]');
+    await frame.waitFor();
+    for (const a of [element, frame]) {
+      expect(await a.getAttribute('href')).toBe(`${h.base}index.html?step=softmax-saturation`);
+      expect(await a.getAttribute('target')).toBe('_blank');
+      const [tab] = await Promise.all([host.page.context().waitForEvent('page'), a.click()]);
+      await tab.waitForLoadState();
+      expect(tab.url()).toBe(`${h.base}index.html?step=softmax-saturation`);
+      await tab.close();
+    }
+    expect(host.page.url()).toBe(course);
+    expect(await host.page.frameLocator('#f').locator('body').evaluate(() => location.search)).toBe('?step=full-attention&theme=dark');
+    expect(host.errors).toEqual([]);
+    await host.close();
+  }, 60000);
+
   it("<attnlab-step theme=…> gives its heatmaps the element's theme, whatever the page's", async () => {
     // on a light page, a dark element's weights (mostly near 0) sit on the dark ramp's near-black
     // end, and turn near-white when the attribute says light

@@ -187,6 +187,19 @@ describe('the page', () => {
     await close();
   });
 
+  it('a link in the prose to another step moves there in the page, without a reload', async () => {
+    const { page, errors, close } = await h.open('?step=full-attention');
+    await waitForUpdates(page, 'full-attention', 1);
+    await page.evaluate(() => { window.stillHere = true; });
+    await page.click('#full-attention a[href="?step=softmax-saturation"]');
+    await page.waitForTimeout(2500);
+    expect(await page.evaluate(() => location.search)).toBe('?step=softmax-saturation');
+    expect(Math.abs(await page.evaluate(() => document.getElementById('softmax-saturation').getBoundingClientRect().top))).toBeLessThan(2);
+    expect(await page.evaluate(() => window.stillHere)).toBe(true);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it('the reader scrolling away from a linked step is not pulled back to it', async () => {
     const { page, close } = await h.open('?step=vanishing-gradients');
     await page.waitForFunction(() => document.getElementById('vanishing-gradients').getBoundingClientRect().top < 2);
