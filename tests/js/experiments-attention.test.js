@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { createEngine } from '../../web/engine.js';
 import { attentionCompare } from '../../web/experiments/full-attention.js';
 import { experiments as ex } from '../../web/experiments/exercises.js';
-import { claimsCheck, rangeTail } from '../../web/experiments/claims.js';
+import { claimsCheck } from '../../web/experiments/claims.js';
+import { rangeTail, scoreRangeTail } from '../../web/experiments/score-range.js';
+import { softmaxSpreadOdds } from '../../web/experiments/softmax-saturation.js';
 import { judgeStd } from '../../web/steps/exercises.js';
 import { CLAIMS, SAMPLED_SE, claimRequests, reasonOf, shownValue, verdictOf } from '../../web/steps/claims.js';
 import { ORDER } from '../../web/steps/order.js';
@@ -98,6 +100,12 @@ describe('the exercises', () => {
     expect(judgeStd(8, r)).toMatchObject({ ok: false, text: expect.stringMatching(/dₖ = 64/) });
     expect(judgeStd(30, r)).toMatchObject({ ok: false, text: expect.stringMatching(/too large/) });
     expect(judgeStd(NaN, r).ok).toBe(false);
+    // a draw whose interval misses √512 says so in the answer (the page's default draw, seed 1,
+    // measured 21.21 in [19.77, 22.56] and called it correct without a word)
+    const inside = judgeStd(22.6, r).text, missing = judgeStd(22.6, { ...r, stdCI: [19.77, 22.56] }).text;
+    expect(r.stdCI[0] <= r.theory && r.theory <= r.stdCI[1]).toBe(true);
+    expect(inside).not.toMatch(/misses/);
+    expect(missing).toMatch(/^Correct.*interval misses √dₖ, as about one draw in twenty does/);
   });
 
   it('(2) traces softmax(x, 0, 0, 0) = e^x/(e^x + 3) and finds each threshold at ln(3t/(1 − t))', () => {
@@ -190,7 +198,22 @@ describe('claimsCheck (claims)', () => {
     expect(r.xavier.theory).toBeCloseTo((2 * 512) / 576, 12);
     // 32·64 entries, but correlated through the shared W: allow 15%
     expect(Math.abs(r.xavier.values[0] - r.xavier.theory)).toBeLessThan(0.15 * r.xavier.theory);
-    expect(r.easily.theory).toBe(rangeTail(4, 45, 8));
+    // one query against four keys, as the saturation step samples and states them: the same rows,
+    // the same count (the table said 1 in 2,469, the rate of four independent scores of sd 8,
+    // beside the step's measured 1 in 1,260)
+    expect(r.easily.theory).toBe(scoreRangeTail(4, 45, 64));
+    const odds = drain(softmaxSpreadOdds(engine, { seed: 1 }));
+    expect([r.easily.hits, r.easily.rows]).toEqual([odds.hits, odds.rows]);
+    expect(r.easily.theory).toBeGreaterThan(1.8 * rangeTail(4, 45, 8));
+  });
+
+  it('the τ row gives exercise 4’s own numbers for the settings it states (dₖ = 64, eight keys, 100 queries)', () => {
+    // (it drew other rows: mean max weight 0.562 → 0.373 → 0.232 beside the exercise's 0.543 → 0.349 → 0.229)
+    const claim = drain(claimsCheck(engine, { seed: 1, pairs: 500, claims: claimRequests().filter((c) => c.id === 'temperature') })).results.temperature;
+    const e4 = drain(ex.exerciseTemperature(engine, { dk: 64, seed: 1 }));
+    expect(e4.n).toBe(8);
+    expect(e4.rows).toBe(100);
+    expect(claim.rows.map((x) => [x.maxWeight.mean, x.entropy.mean])).toEqual(e4.means.map((m) => [m.maxWeight.mean, m.entropy.mean]));
   });
 
   it('the range-tail formula behind “easily” agrees with sampled rows of four normals', () => {

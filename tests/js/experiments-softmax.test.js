@@ -153,6 +153,7 @@ describe('softmaxSaturationRow: one query, and the source texts recomputed', () 
     const p = spreadProbability(45, 4, 64);
     expect(p).toBeGreaterThan(1e-4);
     expect(p).toBeLessThan(1e-2);
+    expect(odds.theory / p - 1).toBeCloseTo(0, 4);  // the page's own exact value, computed apart
     // binomial: within 4 standard errors of the exact value
     expect(Math.abs(odds.fraction - p)).toBeLessThan(4 * Math.sqrt(p * (1 - p) / odds.rows));
     expect(odds.ci[0]).toBeLessThanOrEqual(odds.fraction);

@@ -3,6 +3,8 @@
 // experiment only knows the operations (`op`) and returns one result per claim id.
 // See chunks.js for the generator contract.
 import { sampleDots } from './chunks.js';
+import { exerciseTemperature } from './exercises.js';
+import { softmaxSpreadOdds } from './softmax-saturation.js';
 
 // RNG streams for the draws that are not q·k pairs (pairs use streams 0 … count − 1).
 const ROWS_FIRST = 2 ** 32;   // sampleSoftmaxRows: + 2^20 per call
@@ -15,28 +17,6 @@ function meanSE(x) {
   for (const v of x) { s += v; s2 += v * v; }
   const n = x.length, mean = s / n;
   return { mean, se: Math.sqrt(Math.max(0, (s2 - n * mean * mean) / (n - 1)) / n) };
-}
-
-// Standard normal CDF through erfc (W. J. Cody's rational approximations are overkill here:
-// Numerical Recipes' erfc, fractional error below 1.2e-7 everywhere).
-function normCdf(z) {
-  const x = Math.abs(z) / Math.SQRT2, t = 1 / (1 + 0.5 * x);
-  const erfc = t * Math.exp(-x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 +
-    t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))));
-  return z >= 0 ? 1 - erfc / 2 : erfc / 2;
-}
-
-// P(max − min of n i.i.d. N(0, σ²) draws ≥ r) = 1 − n ∫ φ(z) [Φ(z + r/σ) − Φ(z)]^{n−1} dz,
-// by Simpson's rule on [−9, 9] (the integrand is negligible outside).
-export function rangeTail(n, r, sigma) {
-  const a = -9, b = 9, m = 3600, h = (b - a) / m, w = r / sigma;
-  let s = 0;
-  for (let i = 0; i <= m; i++) {
-    const z = a + i * h;
-    const f = Math.exp(-0.5 * z * z) / Math.sqrt(2 * Math.PI) * (normCdf(z + w) - normCdf(z)) ** (n - 1);
-    s += f * (i === 0 || i === m ? 1 : i % 2 ? 4 : 2);
-  }
-  return Math.max(0, 1 - n * s * h / 3);
 }
 
 // The multiplier a scale spec stands for: 'none' (1), 'sqrt' (1/√d_k), 'dk' (1/d_k), or
@@ -180,23 +160,19 @@ export function* claimsCheck(engine, { seed, pairs, claims }) {
       });
       return { values: out.map((o) => o.maxWeight.mean), rows: out, logN: Math.log(n), uniform: 1 / n, dk, n, count: rows };
     },
-    // rows of n unscaled scores at d_k: how often their spread reaches the example's
+    // τ = ½√d_k, √d_k, 2√d_k: the exercises step's own answer to its exercise 4 (the same rows, so
+    // both show the same numbers)
+    *temperatureMeans({ dk, n, rows }) {
+      const r = yield* exerciseTemperature(engine, { dk, seed, n, rows });
+      return { values: r.means.map((m) => m.maxWeight.mean), rows: r.means, logN: r.logN, uniform: 1 / n, dk, n, count: rows };
+    },
+    // rows of one query against n keys, unscaled, at d_k: how often their spread reaches the
+    // example's (the saturation step's own rows and count, so both show the same numbers)
     *spread({ dk, n, example, typicalRows }) {
-      const x = yield* dots(dk);
-      const rows = Math.floor(x.length / n), ranges = new Float64Array(rows);
-      const r = Math.max(...example) - Math.min(...example);
-      let hits = 0;
-      for (let i = 0; i < rows; i++) {
-        let lo = Infinity, hi = -Infinity;
-        for (let j = 0; j < n; j++) { lo = Math.min(lo, x[i * n + j]); hi = Math.max(hi, x[i * n + j]); }
-        ranges[i] = hi - lo;
-        if (ranges[i] >= r) hits++;
-      }
-      ranges.sort();
-      const sigma = Math.sqrt(dk);
+      const odds = yield* softmaxSpreadOdds(engine, { seed, dk, scores: example });
       const typical = meanSE(softmaxRows(dk, n, typicalRows, 1).maxWeight);
-      return { values: [hits / rows], spread: r, inSigmas: r / sigma, rows, hits, median: ranges[rows >> 1],
-        theory: rangeTail(n, r, sigma), typicalMax: typical, dk, n };
+      return { values: [odds.fraction], spread: odds.spread, inSigmas: odds.spread / Math.sqrt(dk), rows: odds.rows, hits: odds.hits,
+        widest: odds.widest, theory: odds.theory, typicalMax: typical, dk, n };
     },
     // a Xavier-normal projection W (fan_in × fan_out), Var(W) = 2/(fan_in + fan_out), of N(0, 1) inputs
     *xavier({ fanIn, fanOut, rows }) {

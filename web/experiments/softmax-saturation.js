@@ -1,6 +1,7 @@
 // (eq:softmax-saturation) experiments, and the d_k sweep of softmax row statistics that the
 // saturation, vanishing-gradients and scaling-choices steps share. See chunks.js for the
 // generator contract.
+import { scoreRangeTail } from './score-range.js';
 
 // The sweep's head dimensions: powers of two, 1 … 4096 (the steps' d_k sliders take the same values).
 export const SWEEP_DKS = Array.from({ length: 13 }, (_, i) => 2 ** i);
@@ -144,16 +145,15 @@ export function wilson(k, N, z = 1.96) {
 // How often do 4 attention scores at d_k = 64 spread as widely as the forum's example? Each row is
 // one query against 4 random keys, drawn as sampleScores draws them (‖q‖² ~ χ²₆₄, then the scores
 // ‖q‖·z_j: given q they are independent N(0, ‖q‖²), as q·k_j is), at 6 draws a row where the
-// query and the keys in full take 320.
-export function* softmaxSpreadOdds(engine, { seed, rows = 1 << 15 }) {
-  const { dk, scores } = FORUM_EXAMPLE;
+// query and the keys in full take 320. `theory` is the exact probability (score-range.js).
+export function* softmaxSpreadOdds(engine, { seed, rows = 1 << 15, dk = FORUM_EXAMPLE.dk, scores = FORUM_EXAMPLE.scores }) {
   const n = scores.length;
   const spread = Math.max(...scores) - Math.min(...scores);
   const per = Math.floor(CHUNK / rowDraws(n));
   let hits = 0, widest = 0;
   for (let first = 0, c = 0; first < rows; first += per, c++) {
     const count = Math.min(per, rows - first);
-    const { value, fresh } = memoized(engine, 'spread', [seed, first, count].join(','), () => {
+    const { value, fresh } = memoized(engine, 'spread', [seed, first, count, dk, n, spread].join(','), () => {
       // streams 2³² + r: apart from the sweeps' rows 0 … rows − 1
       const s = engine.sampleScores({ dk, n, rows: count, seed, first: 2 ** 32 + first, scale: 1 });
       let h = 0, w = 0;
@@ -169,7 +169,7 @@ export function* softmaxSpreadOdds(engine, { seed, rows = 1 << 15 }) {
     widest = Math.max(widest, value.w);
     if (fresh && first + count < rows) yield { progress: (first + count) / rows };
   }
-  return { dk, n, spread, rows, hits, fraction: hits / rows, ci: wilson(hits, rows), widest };
+  return { dk, n, spread, rows, hits, fraction: hits / rows, ci: wilson(hits, rows), widest, theory: scoreRangeTail(n, spread, dk) };
 }
 
 // The texts' worked examples, recomputed by the engine.

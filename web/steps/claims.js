@@ -74,7 +74,7 @@ export const CLAIMS = [
     compute: { op: 'dotStd', dk: 64 }, kind: 'sampled', stated: () => ['8'] },
   { id: 'easily', sources: ['000'], step: 'softmax-saturation', quote: '“softmax input can easily look like [-20, 3, 25, -15]”', context: 'four unscaled scores at dₖ = 64',
     compute: { op: 'spread', dk: 64, n: 4, example: [-20, 3, 25, -15], typicalRows: 100 }, kind: 'judgement', verdict: 'misleading',
-    show: (r, ctx) => `${fmtInt(r.hits)} of ${fmtInt(r.rows)} sampled rows reach its spread of ${short(r.spread)} (theory: ${oneIn(r.theory)}); median spread ${short(r.median)} (seed ${ctx.seed})`,
+    show: (r, ctx) => `${fmtInt(r.hits)} of ${fmtInt(r.rows)} sampled rows (one query, four keys) reach its spread of ${short(r.spread)} (exact: ${oneIn(r.theory)}); the widest spread ${short(r.widest)} (seed ${ctx.seed})`,
     why: (r) => `A spread of ${short(r.spread)} is ${short(r.inSigmas)} standard deviations, so such rows are rare; the point survives anyway, ` +
       `since typical unscaled rows of four already put ${fmt(r.typicalMax.mean)} of their weight on one key.` },
   { id: 'one-hot', sources: ['000'], step: 'softmax-saturation', quote: '“The softmax collapses to near-one-hot”', context: 'softmax of [−20, 3, 25, −15]',
@@ -162,7 +162,7 @@ export const CLAIMS = [
     note: (r) => `These are only the diagonal entries pᵢ(1 − pᵢ); the off-diagonal ones −pᵢpⱼ reach ${short(r.maxOff)} and each row sums to 0. ` +
       `The whole matrix has ‖J‖_F = ${fmt(r.norm)}.` },
   { id: 'temperature', sources: ['002'], step: 'temperature', quote: '“τ < √d_k: Sharper attention … τ > √d_k: Softer attention”', context: 'τ = ½√dₖ, √dₖ, 2√dₖ at dₖ = 64, eight keys',
-    compute: { op: 'rowsMean', dk: 64, n: 8, rows: 100, scales: [{ tau: 0.5 }, { tau: 1 }, { tau: 2 }] }, kind: 'test',
+    compute: { op: 'temperatureMeans', dk: 64, n: 8, rows: 100 }, kind: 'test',
     test: (r) => r.rows.every((x, i) => i === 0 || (x.maxWeight.mean < r.rows[i - 1].maxWeight.mean && x.entropy.mean > r.rows[i - 1].entropy.mean)),
     show: (r, ctx) => `mean max weight ${r.rows.map((x) => fmt(x.maxWeight.mean)).join(' → ')}; entropy ${r.rows.map((x) => fmt(x.entropy.mean)).join(' → ')} (${r.count} queries, seed ${ctx.seed})` },
 

@@ -47,12 +47,17 @@ function readout() {
   return t;
 }
 
+// A draw whose 95% interval misses √d_k, said so (the table marks its row too).
+const missed = (r) => (r.stdCI[0] <= r.theory && r.theory <= r.stdCI[1] ? ''
+  : `; this draw’s interval misses √dₖ, as about one draw in twenty does (another seed will likely contain it)`);
+
 // What the student typed, judged against the theory √d_k and the engine's measured spread.
 export function judgeStd(value, r) {
   if (!Number.isFinite(value)) return { ok: false, text: 'Type a number first.' };
   const rel = Math.abs(value - r.theory) / r.theory;
   const inCI = r.stdCI[0] <= value && value <= r.stdCI[1];
-  const measured = `the engine measured ${fmt(r.std, 4)} (95% interval ${fmtInterval(r.stdCI, 4)}) from ${fmtInt(r.pairs)} pairs, seed ${r.seed}`;
+  const measured = `the engine measured ${fmt(r.std, 4)} (95% interval ${fmtInterval(r.stdCI, 4)}) from ${fmtInt(r.pairs)} pairs, seed ${r.seed}` +
+    missed(r);
   if (rel <= 0.02)
     return { ok: true, text: `Correct: √${r.dk} = ${fmt(r.theory, 4)}, and ${measured}.` };
   if (Math.abs(value - r.varianceTheory) <= 0.02 * r.varianceTheory)
@@ -169,7 +174,7 @@ export function mount(figure, { run }) {
       ]);
       e1.text.textContent = `The variance of q·k is dₖ = ${r.dk}, so the standard deviation is √${r.dk} ≈ ${fmt(r.theory, 4)}: ` +
         `a typical unscaled score is about ${fmt(r.theory / Math.sqrt(64), 3)} times wider than at dₖ = 64. ` +
-        `The engine’s sample standard deviation is ${fmt(r.std, 4)} ± ${fmt(r.stdSE, 2)} (one standard error).`;
+        `The engine’s sample standard deviation is ${fmt(r.std, 4)} ± ${fmt(r.stdSE, 2)} (one standard error)${missed(r)}.`;
       if (feedback.textContent && input.value.trim() !== '') form.requestSubmit();  // re-judge against the new measurement
     },
     2(r, { threshold }) {

@@ -94,7 +94,8 @@ export function mount(figure, { run }) {
         `${tauText(r.grid[r.grid.length - 1])} for ${fmtInt(r.strictRows)} of the ${fmtInt(rows)} queries, and the largest weight ` +
         `never rises for ${fmtInt(r.monotoneMaxRows)} of them.` +
         (r.strictRows < rows ? ' The others are exactly one-hot in float32 at the lowest temperatures, where the entropy stays at 0.' : ''),
-        `Exercise 4, answered for query ${q}${query > rows ? ` (the control asks for query ${query}, but ${fmtInt(rows)} were drawn)` : ''}: at τ = 0.5√dₖ its largest weight is ${fmt(e05.max)} (entropy ${fmt(e05.entropy)}), ` +
+        `Exercise 4, answered for query ${q}${query > rows ? ` (the control asks for query ${query}, but ${fmtInt(rows)} were drawn)` : ''} ` +
+        `against this figure’s ${n} keys (the exercises step asks it of its own query and 8 keys): at τ = 0.5√dₖ its largest weight is ${fmt(e05.max)} (entropy ${fmt(e05.entropy)}), ` +
         `at √dₖ ${fmt(e1.max)} (${fmt(e1.entropy)}), at 2√dₖ ${fmt(e2.max)} (${fmt(e2.entropy)}). Halving τ doubles every score gap, so ` +
         `the weight ratios are squared and the pattern concentrates on the leading keys; doubling τ takes their square roots and ` +
         `the pattern flattens towards 1/n.`,
