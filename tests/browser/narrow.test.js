@@ -30,17 +30,27 @@ describe('on a narrow screen', () => {
         const names = [...s.querySelectorAll('g[aria-label="fx-axis tick label"] text')].map((t) => t.getBoundingClientRect());
         names.slice(1).forEach((b, i) => { if (b.left < names[i].right) touching.push(`${s.getAttribute('aria-label')}: name ${i + 1}`); });
       }
+      // a sweep's marker label (dₖ = 64, τ = √dₖ) clear of every other text in its plot (it ran into
+      // the reference levels' names in temperature, vanishing-gradients and scaling-choices)
+      const overlaps = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+      const marked = [];
+      for (const label of document.querySelectorAll('main g.sweep-marker text')) {
+        const svg = label.ownerSVGElement, box = label.getBoundingClientRect();
+        for (const t of svg.querySelectorAll('text')) if (t !== label && t.textContent && overlaps(box, t.getBoundingClientRect()))
+          marked.push(`${label.closest('section').id}: “${label.textContent}” on “${t.textContent}”`);
+      }
       // what sticks out past the screen, outside a box that scrolls sideways
       const scrolls = (e) => { for (let a = e.parentElement; a; a = a.parentElement) if (/auto|scroll/.test(getComputedStyle(a).overflowX)) return true; return false; };
       // (an SVG's marks are judged by their SVG's box: a clipped curve's own box runs past its frame)
       const wide = [...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > innerWidth + 1 && !scrolls(e))
         .filter((e) => !e.closest('.katex-mathml') && !e.parentElement.closest('svg'))  // MathML for screen readers, laid out but clipped to 1 px
         .filter((e) => !e.parentElement.closest('table')).slice(0, 12).map((e) => `${e.closest('section')?.id}: ${e.tagName} ${e.className?.baseVal ?? e.className} ${e.textContent.slice(0, 30)}`);
-      return { count: plots.length, scales, touching, wide, docWidth: document.documentElement.scrollWidth };
+      return { count: plots.length, scales, touching, marked, wide, docWidth: document.documentElement.scrollWidth };
     });
     expect(found.count).toBeGreaterThan(15);
     expect(found.scales.filter((p) => !(p.scale > 0.98)).map((p) => `${p.where}: ${p.scale.toFixed(3)}`)).toEqual([]);
     expect(found.touching).toEqual([]);
+    expect(found.marked).toEqual([]);
     expect(found.wide).toEqual([]);
     expect(found.docWidth).toBeLessThanOrEqual(390);
     expect(errors).toEqual([]);

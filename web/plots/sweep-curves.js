@@ -79,7 +79,7 @@ export function showSweepCurves(container, { marker, ...options }, ...after) {
     scalesOf: (node) => ({ x: node.scale('x'), y: node.scale('y') }),
     takeBack,
   }, ...after);
-  moveMarker(live, drawn.get(container).scales, marker);
+  moveMarker(live, drawn.get(container).scales, marker, options.series);
 }
 
 // What fixes the plot's scales and its elements, all but the series' y values: null when the y
@@ -110,7 +110,7 @@ function moveCurves(svg, { x, y }, series) {
 }
 
 // The marker: a dotted rule across the frame and its label above it, in the chart's own <svg>.
-function moveMarker(node, { x, y }, marker) {
+function moveMarker(node, { x, y }, marker, series = []) {
   const svg = chart(node);
   let g = svg.querySelector(':scope > g.sweep-marker');
   if (!marker) { g?.remove(); return; }
@@ -124,20 +124,46 @@ function moveMarker(node, { x, y }, marker) {
   const [line, label] = g.children;
   const px = String(Math.round(x.apply(marker.x) * 10) / 10), [y0, y1] = y.range;
   for (const [a, v] of [['x1', px], ['x2', px], ['y1', y0], ['y2', y1]]) line.setAttribute(a, v);
-  // Centred above the frame, in the row of the y axis's label (at the chart's left edge); a
-  // marker near the left edge whose label would run into it puts its label inside the frame's
-  // top, right of its line; near the right edge the label shifts left to stay in the chart.
-  // Widths from a canvas (no layout): 12px, as plot.css sets.
+  // Centred above the frame, in the row of the y axis's label (at the chart's left edge), shifted
+  // left near the right edge to stay in the chart. Where that would run into the y axis's label or
+  // into a reference level's name (a narrow chart), it goes inside the frame beside its line: at
+  // the top, right then left of it, then at the bottom; the first place clear of every label and
+  // every dot wins. Widths from a canvas, places from the marks' attributes and the scales (no
+  // layout): 12px, as plot.css sets.
   const yLabel = svg.querySelector(':scope > g[aria-label="y-axis label"]')?.textContent ?? '';
-  const half = textWidth(marker.label, 600) / 2;
-  const inside = Number(px) - half < textWidth(yLabel, 400) + 10;
-  const right = Math.round((Number(svg.getAttribute('width')) - half - 2) * 10) / 10;  // NaN: no width
-  label.setAttribute('x', inside ? String(Number(px) + 5) : right < Number(px) ? String(right) : px);
-  label.setAttribute('y', String(Math.min(y0, y1) + (inside ? 10 : -12)));
-  if (inside) label.setAttribute('class', 'inside');
+  const w = textWidth(marker.label, 600), half = w / 2, at = Number(px);
+  const top = Math.min(y0, y1), bottom = Math.max(y0, y1), width = Number(svg.getAttribute('width'));  // NaN: no width
+  const above = Math.min(at, Math.round((width - half - 2) * 10) / 10 || at);
+  const dots = series.flatMap((p) => p.points).map((p) => ({ x: x.apply(p.x), y: y.apply(p.y) }))
+    .filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y)).map((p) => ({ left: p.x - 4, right: p.x + 4, y: p.y, h: 4 }));
+  const taken = [{ left: 0, right: textWidth(yLabel, 400) + 10, y: top - 12, h: 7 }, ...nameBoxes(svg), ...dots];
+  const places = [[above, top - 12, null, above - half], [at + 5, top + 10, 'inside', at + 5], [at - 5, top + 10, 'inside-left', at - 5 - w],
+    [at + 5, bottom - 10, 'inside', at + 5], [at - 5, bottom - 10, 'inside-left', at - 5 - w]];
+  const clear = ([, y, , left]) => left >= 0 && !(left + w > width) &&
+    taken.every((b) => Math.abs(b.y - y) >= 7 + b.h || b.right <= left || b.left >= left + w);
+  const [lx, ly, cls] = places.find(clear) ?? places[1];
+  label.setAttribute('x', String(Math.round(lx * 10) / 10));
+  label.setAttribute('y', String(ly));
+  if (cls) label.setAttribute('class', cls);
   else label.removeAttribute('class');  // (classList would leave class="", which a fresh draw has not)
   if (label.textContent !== marker.label) label.textContent = marker.label;
   g.setAttribute('aria-label', `marker: ${marker.label}`);
+}
+
+// The reference levels' names (Plot's text marks: a group translated by dx, dy, each text by its
+// x, y and centred on it by y = 0.32em), as boxes { left, right, y: the centre line, h: half the height }.
+const translation = (node) => (node.getAttribute('transform')?.match(/translate\(([-\d.e]+),\s*([-\d.e]+)\)/) ?? [0, 0, 0]).slice(1).map(Number);
+function nameBoxes(svg) {
+  const boxes = [];
+  for (const g of svg.querySelectorAll(':scope > g[aria-label="text"]')) {
+    const [gx, gy] = translation(g), anchor = g.getAttribute('text-anchor') ?? 'start';
+    for (const t of g.children) {
+      const [tx, ty] = translation(t), tw = textWidth(t.textContent, 400), x = gx + tx;
+      const left = anchor === 'end' ? x - tw : anchor === 'middle' ? x - tw / 2 : x;
+      boxes.push({ left, right: left + tw, y: gy + ty, h: 7 });
+    }
+  }
+  return boxes;
 }
 
 let measure = null;
