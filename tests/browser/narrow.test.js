@@ -39,18 +39,23 @@ describe('on a narrow screen', () => {
         for (const t of svg.querySelectorAll('text')) if (t !== label && t.textContent && overlaps(box, t.getBoundingClientRect()))
           marked.push(`${label.closest('section').id}: “${label.textContent}” on “${t.textContent}”`);
       }
+      // the claims table as cards: every claim's value and verdict on the screen, not scrolled off
+      // to the right (only the source and the claim showed)
+      const claimsCut = [...document.querySelectorAll('#claims .claims-value, #claims .claims-verdict')]
+        .filter((e) => { const b = e.getBoundingClientRect(); return !(b.width > 0 && b.right <= innerWidth); }).length;
       // what sticks out past the screen, outside a box that scrolls sideways
       const scrolls = (e) => { for (let a = e.parentElement; a; a = a.parentElement) if (/auto|scroll/.test(getComputedStyle(a).overflowX)) return true; return false; };
       // (an SVG's marks are judged by their SVG's box: a clipped curve's own box runs past its frame)
       const wide = [...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > innerWidth + 1 && !scrolls(e))
         .filter((e) => !e.closest('.katex-mathml') && !e.parentElement.closest('svg'))  // MathML for screen readers, laid out but clipped to 1 px
         .filter((e) => !e.parentElement.closest('table')).slice(0, 12).map((e) => `${e.closest('section')?.id}: ${e.tagName} ${e.className?.baseVal ?? e.className} ${e.textContent.slice(0, 30)}`);
-      return { count: plots.length, scales, touching, marked, wide, docWidth: document.documentElement.scrollWidth };
+      return { count: plots.length, scales, touching, marked, claimsCut, wide, docWidth: document.documentElement.scrollWidth };
     });
     expect(found.count).toBeGreaterThan(15);
     expect(found.scales.filter((p) => !(p.scale > 0.98)).map((p) => `${p.where}: ${p.scale.toFixed(3)}`)).toEqual([]);
     expect(found.touching).toEqual([]);
     expect(found.marked).toEqual([]);
+    expect(found.claimsCut).toBe(0);
     expect(found.wide).toEqual([]);
     expect(found.docWidth).toBeLessThanOrEqual(390);
     expect(errors).toEqual([]);
