@@ -2,7 +2,7 @@
 // their labels, a heatmap's (or bars') names thinned to what fits beside its cells, and a plot's
 // width fitted to a narrow screen.
 import { describe, expect, it } from 'vitest';
-import { columnTicks, decades, fitWidth, powerDomain, powerOfTen, rowTicks } from '../../web/plots/style.js';
+import { columnTicks, decades, fitTicks, fitWidth, powerDomain, powerOfTen, rowTicks } from '../../web/plots/style.js';
 
 describe('powerDomain', () => {
   it('encloses the positive values in powers of the base, a power itself being its own end', () => {
@@ -60,5 +60,15 @@ describe('fitWidth', () => {
   it('never below 240 px (a plot then scales down whole), nor above its own width', () => {
     expect(at(200, 900)).toBe(240);
     expect(at(200, 180)).toBe(180);
+  });
+});
+
+describe('fitTicks', () => {
+  const D = [32, 64, 128, 256, 512, 1024, 2048, 4096];
+  it('keeps every tick where their labels have room, and thins them to every other one, then every fourth, where not', () => {
+    expect(fitTicks(D, 600)).toEqual(D);                          // 86 px apart, 38 needed
+    expect(fitTicks(D, 222)).toEqual([32, 128, 512, 2048]);       // a phone: 32 px apart
+    expect(fitTicks(D, 100)).toEqual([32, 512]);                  // every fourth
+    expect(fitTicks([1, 2], 10)).toEqual([1, 2]);                 // two ticks stay
   });
 });

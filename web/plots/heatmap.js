@@ -274,7 +274,7 @@ function buildLegend(color, ticks, label, width) {
   const [lo, hi] = [color.domain[0], color.domain.at(-1)];
   const slices = Array.from({ length: 64 }, (_, k) => ({ x1: lo + ((hi - lo) * k) / 64, x2: lo + ((hi - lo) * (k + 1)) / 64 }));
   return plot({
-    width, height: 50, marginTop: 4, marginBottom: 32, marginLeft: 10, marginRight: 14,
+    width, height: 50, marginTop: 4, marginBottom: 32, marginLeft: 18, marginRight: 18,  // room for half of "−0.25" at each end
     style: { background: 'transparent', color: 'currentColor', fontSize: '10px' },
     x: { domain: [lo, hi], label, labelAnchor: 'center', labelArrow: 'none', labelOffset: 28, ticks: ticks ?? 4, tickSize: 4 },
     y: { axis: null },

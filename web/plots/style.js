@@ -26,6 +26,16 @@ export function plot({ fit = true, ...options }) {
   return node;
 }
 
+// Evenly spaced explicit ticks (a log axis of powers, or a linear one) thinned to every other one,
+// then every fourth, until their labels (12 px, ~7.5 px a character) have room along a frame of
+// `frame` px: on a phone 8 powers of two from 32 to 4096 ran together.
+export function fitTicks(ticks, frame, format = String) {
+  const need = Math.max(...ticks.map((t) => format(t).length)) * 7.5 + 8;
+  let step = 1;
+  while (step < ticks.length - 1 && frame * step / (ticks.length - 1) < need) step *= 2;
+  return ticks.filter((_, i) => i % step === 0);
+}
+
 // The smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 × 10^k that is >= x > 0: a scale's end that
 // redraws with similar data share (one colour legend; axes whose marks move in place).
 const NICE = [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10];

@@ -4,10 +4,12 @@
 //   measured: [{ name, points: [{ x, y, lo?, hi? }] }]   dots with interval bars (first colours)
 //   lines:    [{ name, points: [{ x, y }] }]              curves (the next colours)
 //   hrules:   [{ y, label }]   vrules: [{ x, label }]     thin dashed rules in the text colour
+//   order:    [name, …]                                  the legend's order and colours, if not that
 import * as Plot from '@observablehq/plot';
 import { chart, recentNodes, showMoved } from '../morph.js';
 import { hasBar, moveMarks } from './move-marks.js';
-import { SERIES_COLORS, plot } from './style.js';
+import { SERIES_COLORS, fitTicks, plot } from './style.js';
+import { fitWidth } from './room.js';
 
 // Log-axis tick labels as plain numbers (0.25, 4, 1024), never SI prefixes (250m, 1k). With base 2
 // (xBase: 2) every power of two gets a label; base 10 labels only a few ticks per decade.
@@ -19,8 +21,8 @@ const DASHES = ['none', '7,4', '2,3', '9,3,2,3', '4,2'];
 const WIDTH = 440;
 
 export function theoryPlot({ measured = [], lines = [], hrules = [], vrules = [], xLabel, yLabel,
-  xLog = false, yLog = false, xBase, yBase, xDomain, yDomain, xTicks, yTicks, width = WIDTH, height = 280, ariaLabel }) {
-  const names = [...measured.map((m) => m.name), ...lines.map((l) => l.name)];
+  xLog = false, yLog = false, xBase, yBase, xDomain, yDomain, xTicks, yTicks, width = WIDTH, height = 280, ariaLabel, order }) {
+  const names = order ?? [...measured.map((m) => m.name), ...lines.map((l) => l.name)];
   const marks = [];
   for (const r of hrules) {
     marks.push(Plot.ruleY([r.y], { stroke: 'currentColor', strokeOpacity: 0.6, strokeDasharray: '3,3' }));
@@ -45,7 +47,7 @@ export function theoryPlot({ measured = [], lines = [], hrules = [], vrules = []
     width, height, marginLeft: 56, marginRight: 20, marginTop: 20, marginBottom: 40,
     style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
     x: { type: xLog ? 'log' : 'linear', base: xLog ? xBase : undefined, label: xLabel, labelAnchor: 'center', labelOffset: 34, grid: true, domain: xDomain,
-      ticks: xTicks, tickFormat: xLog ? tick : undefined },
+      ticks: xTicks && fitTicks(xTicks, fitWidth(width) - 76, xLog ? tick : String), tickFormat: xLog ? tick : undefined },
     y: { type: yLog ? 'log' : 'linear', base: yLog ? yBase : undefined, label: yLabel, grid: true, domain: yDomain, ticks: yTicks, tickFormat: yLog ? tick : undefined },
     color: { domain: names, range: SERIES_COLORS.slice(0, names.length), legend: names.length > 1 },
     ariaLabel: ariaLabel ?? `${yLabel} against ${xLabel}: ${names.join(', ')}`,

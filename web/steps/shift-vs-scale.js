@@ -58,9 +58,16 @@ export function mount(figure, { run }) {
         if (last?.status === s.status) last.points.push(s);
         else { if (last) last.points.push(s); segments.push({ status: s.status, points: [s] }); }
       }
-      const naiveLines = segments.map((g) => ({ name: `naive, ln Σ exp(xⱼ): ${STATUS[g.status]}`, points: g.points.map((s) => ({ x: s.c, y: s.lse })) }));
+      // a status held at one step of the sweep only (the sum overflowing to +inf at c = 88.5, one
+      // step before an exp does) is a dot: its line, to the next step, is half a pixel long
+      const naive = segments.map((g) => ({ name: `naive, ln Σ exp(xⱼ): ${STATUS[g.status]}`, points: g.points.map((s) => ({ x: s.c, y: s.lse })),
+        own: g.points.filter((s) => s.status === g.status).length }));
+      const stable = 'stable, ln Σ exp(xⱼ − max x)';
       showTheory(sweep.plot, {
-        lines: [{ name: 'stable, ln Σ exp(xⱼ − max x)', points: r.sweep.map((s) => ({ x: s.c, y: s.lseShifted })) }, ...naiveLines],
+        order: [stable, ...naive.map((l) => l.name)],
+        lines: [{ name: stable, points: r.sweep.map((s) => ({ x: s.c, y: s.lseShifted })) },
+          ...naive.filter((l) => l.own > 1).map(({ name, points }) => ({ name, points }))],
+        measured: naive.filter((l) => l.own === 1).map(({ name, points }) => ({ name, points: points.slice(0, 1) })),
         hrules: [{ y: t.lnFltMax, label: 'ln FLT_MAX' }],
         vrules: [{ x: offset, label: `c = ${offset}` }],
         xLabel: 'largest logit c', yLabel: 'log of the denominator', xDomain: [0, 200], yDomain: [0, 210],

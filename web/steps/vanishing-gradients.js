@@ -115,7 +115,8 @@ export function mount(figure, { run }) {
     const c = r.course, h = r.oneHot;
     const n = c.p.length;
     const cols = Array.from({ length: n }, (_, j) => `j = ${j + 1}`);
-    fillTable(checks.table, [`J for p = ${quote(c.p, 1)}`, ...cols, 'text says', 'row sum'],
+    // (a row sums to 0 exactly; in float32 to within a few units of its entries' rounding, ~1e-8)
+    fillTable(checks.table, [`J for p = ${quote(c.p, 1)}`, ...cols, 'text says', 'row sum (0 but for float32 rounding)'],
       Array.from({ length: n }, (_, i) => ({
         name: `i = ${i + 1}`,
         cells: [...Array.from(c.J.subarray(i * n, (i + 1) * n), (v) => fmt(v, 3)), c.claimed[i].toFixed(2), fmt(c.rowSums[i])],
