@@ -47,9 +47,17 @@ function render(tex, displayMode) {
 }
 
 export function prerenderMath(html, styles = new Map()) {
-  return html.replace(MATH, (_, tag, cls, tex) =>
-    `<${tag} class="${cls}">${classify(render(decode(tex), cls === 'math display'), styles)}</${tag}>`);
+  return html.replace(MATH_AND_AFTER, (_, tag, cls, tex, after = '') => {
+    const math = `<${tag} class="${cls}">${classify(render(decode(tex), cls === 'math display'), styles)}</${tag}>`;
+    return after && holdsPunctuation(cls, decode(tex)) ? `<span class="math-nobr">${math}${after}</span>` : math + after;
+  });
 }
+
+// Short inline math and the punctuation right after it stay on one line, in a span that does not
+// wrap: the line breaker may break between a formula and a full stop (a word joiner did not stop
+// Chromium). A long formula keeps its own break points. web/tex.js does the same in the browser.
+const holdsPunctuation = (cls, tex) => cls === 'math' && tex.length <= 40;
+const MATH_AND_AFTER = new RegExp(`${MATH.source}([.,;:!?)]+)?`, 'g');
 
 // the rules of the classes prerenderMath gave out
 export function mathStylesheet(styles) {

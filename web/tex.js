@@ -38,10 +38,27 @@ const signText = (s) => (s === '-' ? '\u2212' : '+');  // as KaTeX writes them, 
 export function typesetStatic(root) {
   for (const el of root.querySelectorAll('.math')) {
     const display = el.classList.contains('display');
-    if (!el.querySelector('.katex')) katex.render(el.textContent, el, { displayMode: display, throwOnError: false });
+    if (!el.querySelector('.katex')) {
+      const tex = el.textContent;
+      katex.render(tex, el, { displayMode: display, throwOnError: false });
+      if (!display && tex.length <= 40) keepPunctuation(el);
+    }
     if (display) scrollsSideways(el, () => 'formula');
   }
 }
+
+// Inline math and the punctuation right after it on one line, both in a span that does not wrap
+// (tools/prerender-math.js does the same at build, for formulas of up to 40 characters of TeX).
+function keepPunctuation(el) {
+  const next = el.nextSibling, run = next?.nodeType === 3 && next.data.match(/^[.,;:!?)]+/);
+  if (!run) return;
+  const nobr = document.createElement('span');
+  nobr.className = 'math-nobr';
+  el.before(nobr);
+  next.splitText(run[0].length);
+  nobr.append(el, next);
+}
+
 
 // x with its sign in braces, for a number that may change sign between redraws (above): digits(|x|)
 // after {+} or {-}, and {+} for a negative x whose digits are all 0 (no −0.0)

@@ -62,6 +62,42 @@ describe('on a narrow screen', () => {
     await close();
   });
 
+  it('no line starts with the full stop or comma after a formula, on the page (typeset at build) or in <attnlab-step> (in the browser)', async () => {
+    // (product-variance's “q_l k_l. Before adding them…” put its full stop first on a line)
+    const orphans = (page, host) => page.evaluate((host) => {
+      const root = host ? document.querySelector(host).shadowRoot : document;
+      const out = [];
+      for (const m of root.querySelectorAll('section p .math:not(.display)')) {
+        const t = m.nextSibling, at = t?.nodeType === 3 ? t.data.search(/[.,;:!?)]/) : -1;
+        if (at !== 0) continue;
+        const r = document.createRange();
+        r.setStart(t, 0);
+        r.setEnd(t, 1);
+        if (r.getBoundingClientRect().top > m.getBoundingClientRect().bottom - 2) out.push(`${m.closest('section').id}: ${t.data.slice(0, 24)}`);
+      }
+      return { out, checked: root.querySelectorAll('section p .math:not(.display)').length };
+    }, host);
+    const { page, errors, close } = await h.open('', PHONE);
+    await page.evaluate(() => document.fonts.ready);
+    const onPage = await orphans(page);
+    expect(onPage.checked).toBeGreaterThan(200);
+    expect(onPage.out).toEqual([]);
+    await page.goto(`${h.base}examples/course.html`);
+    await page.evaluate(async () => {
+      const e = Object.assign(document.createElement('attnlab-step'), {});
+      e.id = 'pv';
+      e.setAttribute('step', 'product-variance');
+      document.body.prepend(e);
+      while (!e.shadowRoot?.querySelector('.katex')) await new Promise((r) => setTimeout(r, 20));
+      await document.fonts.ready;
+    });
+    const inElement = await orphans(page, '#pv');
+    expect(inElement.checked).toBeGreaterThan(10);
+    expect(inElement.out).toEqual([]);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   // plots (heatmaps apart: they scale down whole) as [{ where, width drawn, scale shown/drawn }]
   const plotScales = (page, root) => page.evaluate((root) => {
     const roots = root ? [...document.querySelectorAll(root)].map((e) => e.shadowRoot ?? e) : [document];
