@@ -65,7 +65,7 @@ export function mount(figure, { run }) {
     });
     showSweepCurves(sweepScaled, {
       series: [{ name: 'measured variance of q·k/√dₖ', points: unitPoints }],
-      refs: [{ name: 'y = 1', y: 1 }], marker: here, xTicks: DK_TICKS,
+      refs: [{ name: 'y = 1', y: 1, left: true }], marker: here, xTicks: DK_TICKS,  // left: the wide bars of large dₖ cross the line on the right
       xLabel: 'dₖ', yLabel: 'variance of q·k/√dₖ', yDomain: [0, Math.max(2, niceCeil(Math.max(...unitPoints.map((p) => p.hi))))],
       width: 460, height: 280,
       ariaLabel: `The measured variance of q·k/√d_k against d_k from 1 to 4096 on a log axis, with 95% interval bars and the level y = 1`,
