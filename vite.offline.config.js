@@ -1,7 +1,7 @@
 // The single offline file: dist/attnlab-offline.html, the whole page with its JS, CSS, KaTeX fonts,
 // the worker and both wasm builds inlined, to open by double-click (file://) with no network.
 //   npx vite build --config vite.offline.config.js     (tools/build.sh --page runs it)
-import { renameSync } from 'node:fs';
+import { readFileSync, renameSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineConfig, mergeConfig } from 'vite';
 import { viteSingleFile } from 'vite-plugin-singlefile';
@@ -16,7 +16,9 @@ export default mergeConfig(base, defineConfig({
   ] },
   plugins: [viteSingleFile({ removeViteModuleLoader: true }), {
     name: 'attnlab-offline-file',
-    transformIndexHtml: (html) => html.replace(/<link rel="icon"[^>]*>/, ''),  // a file:// page has no icon to fetch
+    // the icon inlined too (860 bytes): without one a browser asks the server for /favicon.ico
+    transformIndexHtml: (html) => html.replace(/(<link rel="icon"[^>]*href=")\.\/favicon\.png"/,
+      `$1data:image/png;base64,${readFileSync(resolve(import.meta.dirname, 'web/public/favicon.png')).toString('base64')}"`),
     closeBundle() { renameSync(resolve(outDir, 'index.html'), resolve(import.meta.dirname, process.env.ATTNLAB_OFFLINE_OUT || 'dist/attnlab-offline.html')); },
   }],
   build: {

@@ -262,6 +262,8 @@ describe('the single offline file (dist/attnlab-offline.html)', () => {
     }
     expect(await page.getAttribute('#engine-status', 'data-self-test')).toBe('passed');
     expect(await page.locator('figure.live:not([data-state="ready"])').count()).toBe(0);
+    // its icon is in the file too (with none, a browser asks the server for /favicon.ico)
+    expect(await page.getAttribute('link[rel="icon"]', 'href')).toMatch(/^data:image\/png;base64,/);
     expect(errors).toEqual([]);
     await context.close();
   }, 120000);
