@@ -16,9 +16,10 @@ export function parseParams(spec, search) {
     if (raw === null) continue;
     const v = coerce(p, raw);
     if (v === undefined) notes.push(`${name}: “${raw.slice(0, 40)}” is not a valid value; using ${p.default}`);
-    else values[name] = v;
-    if (v !== undefined && p.kind !== 'choice' && v !== Number(raw))
-      notes.push(`${name}: ${raw.slice(0, 40)} is not one of the control’s values; using the nearest, ${v}`);
+    else {
+      values[name] = v;
+      if (p.kind !== 'choice' && v !== Number(raw)) notes.push(`${name}: ${raw.slice(0, 40)} is not one of the control’s values; using the nearest, ${v}`);
+    }
   }
   return { values, notes };
 }

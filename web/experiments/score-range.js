@@ -29,12 +29,25 @@ function logGamma(x) {
   return 0.5 * Math.log(2 * Math.PI) + (y + 0.5) * Math.log(t) - t + Math.log(a);
 }
 
-// P(max − min of n i.i.d. N(0, σ²) draws ≥ r) = 1 − n ∫ φ(z) [Φ(z + r/σ) − Φ(z)]^{n−1} dz,
-// on [−9, 9] (the integrand is negligible outside), m intervals.
+// Simpson's rule on [−9, 9] (the integrand is negligible outside), m intervals: the nodes z with
+// their weights, φ(z) and Φ(z), kept per m: every range tail on the same grid shares them.
+const grids = new Map();
+function zGrid(m) {
+  if (!grids.has(m)) {
+    const h = 18 / m, z = Array.from({ length: m + 1 }, (_, i) => -9 + i * h);
+    grids.set(m, { z, weight: z.map((_, i) => (i === 0 || i === m ? 1 : i % 2 ? 4 : 2) * h / 3),
+      phi: z.map((v) => Math.exp(-0.5 * v * v) / Math.sqrt(2 * Math.PI)), Phi: z.map(normCdf) });
+  }
+  return grids.get(m);
+}
+
+// P(max − min of n i.i.d. N(0, σ²) draws ≥ r) = 1 − n ∫ φ(z) [Φ(z + r/σ) − Φ(z)]^{n−1} dz, on a
+// grid of m intervals.
 export function rangeTail(n, r, sigma, m = 3600) {
-  const w = r / sigma;
-  const f = (z) => Math.exp(-0.5 * z * z) / Math.sqrt(2 * Math.PI) * (normCdf(z + w) - normCdf(z)) ** (n - 1);
-  return Math.max(0, 1 - n * simpson(f, -9, 9, m));
+  const { z, weight, phi, Phi } = zGrid(m), w = r / sigma;
+  let s = 0;
+  for (let i = 0; i <= m; i++) s += weight[i] * phi[i] * (normCdf(z[i] + w) - Phi[i]) ** (n - 1);
+  return Math.max(0, 1 - n * s);
 }
 
 // The same for the n scores s_j = q·k_j of one query against n keys, every entry of q and the k_j
@@ -42,26 +55,17 @@ export function rangeTail(n, r, sigma, m = 3600) {
 // distribution with d_k degrees of freedom, density ρ^(d_k−1) e^(−ρ²/2) / (2^(d_k/2−1) Γ(d_k/2)):
 //   P(range ≥ r) = ∫ χ_dk(ρ) · rangeTail(n, r, ρ) dρ
 // over √d_k ± 9 (ρ's standard deviation is below 1/√2 for every d_k). Sharing q makes wide rows
-// likelier than n independent scores of variance d_k would: at d_k = 64, n = 4, a spread of 45 is
-// 1 row in ~1,300, against 1 in ~2,500 with independent scores. Memoised (a few ms each).
+// likelier than n independent scores of variance d_k would (softmaxSpreadOdds reports how much).
+// Memoised (a few ms each).
 const rangeTails = new Map();
 export function scoreRangeTail(n, r, dk, { inner = 240, outer = 120 } = {}) {
   const key = `${n},${r},${dk},${inner},${outer}`;
   if (!rangeTails.has(key)) {
-    // the z grid's φ and Φ, shared by every ρ
-    const h = 18 / inner, z = Array.from({ length: inner + 1 }, (_, i) => -9 + i * h);
-    const weight = z.map((_, i) => (i === 0 || i === inner ? 1 : i % 2 ? 4 : 2) * h / 3);
-    const phi = z.map((v) => Math.exp(-0.5 * v * v) / Math.sqrt(2 * Math.PI)), Phi = z.map(normCdf);
-    const tail = (rho) => {
-      let s = 0;
-      for (let i = 0; i <= inner; i++) s += weight[i] * phi[i] * (normCdf(z[i] + r / rho) - Phi[i]) ** (n - 1);
-      return Math.max(0, 1 - n * s);
-    };
     const logNorm = (dk / 2 - 1) * Math.log(2) + logGamma(dk / 2);
     const chi = (rho) => Math.exp((dk - 1) * Math.log(rho) - (rho * rho) / 2 - logNorm);
     const mid = Math.sqrt(dk);
     // at ρ = 0 the range is certain to be reached; the density is 0 there but for d_k = 1
-    const f = (rho) => (rho > 0 ? chi(rho) * tail(rho) : dk === 1 ? Math.sqrt(2 / Math.PI) : 0);
+    const f = (rho) => (rho > 0 ? chi(rho) * rangeTail(n, r, rho, inner) : dk === 1 ? Math.sqrt(2 / Math.PI) : 0);
     rangeTails.set(key, simpson(f, Math.max(0, mid - 9), mid + 9, outer));
   }
   return rangeTails.get(key);

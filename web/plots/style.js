@@ -26,16 +26,6 @@ export function plot({ fit = true, ...options }) {
   return node;
 }
 
-// Evenly spaced explicit ticks (a log axis of powers, or a linear one) thinned to every other one,
-// then every fourth, until their labels (12 px, ~7.5 px a character) have room along a frame of
-// `frame` px: on a phone 8 powers of two from 32 to 4096 ran together.
-export function fitTicks(ticks, frame, format = String) {
-  const need = Math.max(...ticks.map((t) => format(t).length)) * 7.5 + 8;
-  let step = 1;
-  while (step < ticks.length - 1 && frame * step / (ticks.length - 1) < need) step *= 2;
-  return ticks.filter((_, i) => i % step === 0);
-}
-
 // The smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 × 10^k that is >= x > 0: a scale's end that
 // redraws with similar data share (one colour legend; axes whose marks move in place).
 const NICE = [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10];
@@ -74,5 +64,16 @@ function thinTicks(names, length, need) {
   return k === 1 ? undefined : names.filter((_, idx) => idx === 0 || (idx + 1) % k === 0);
 }
 // under the columns a name is about 7.5 px a character wide at 12 px; beside the rows, 14 px high
-export const columnTicks = (names, plotWidth) => thinTicks(names, plotWidth, 7.5 * Math.max(...names.map((n) => n.length)) + 6);
+const labelWidth = (texts) => 7.5 * Math.max(...texts.map((t) => t.length));
+export const columnTicks = (names, plotWidth) => thinTicks(names, plotWidth, labelWidth(names) + 6);
 export const rowTicks = (names, plotHeight) => thinTicks(names, plotHeight, 14);
+
+// Explicit ticks on a continuous axis, evenly spaced along it (powers on a log axis), thinned as
+// thinTicks thins names, but to every 2nd, 4th, … tick from the first, so that those kept stay
+// evenly spaced: on a phone 8 powers of two from 32 to 4096 ran together along `frame` px.
+export function fitTicks(ticks, frame, format = String) {
+  const need = labelWidth(ticks.map(format)) + 8;
+  let step = 1;
+  while (step < ticks.length - 1 && frame * step / (ticks.length - 1) < need) step *= 2;
+  return ticks.filter((_, i) => i % step === 0);
+}

@@ -137,11 +137,12 @@ function moveMarker(node, { x, y }, marker, series = []) {
   const dots = series.flatMap((p) => p.points).map((p) => ({ x: x.apply(p.x), y: y.apply(p.y) }))
     .filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y)).map((p) => ({ left: p.x - 4, right: p.x + 4, y: p.y, h: 4 }));
   const taken = [{ left: 0, right: textWidth(yLabel, 400) + 10, y: top - 12, h: 7 }, ...nameBoxes(svg), ...dots];
-  const places = [[above, top - 12, null, above - half], [at + 5, top + 10, 'inside', at + 5], [at - 5, top + 10, 'inside-left', at - 5 - w],
-    [at + 5, bottom - 10, 'inside', at + 5], [at - 5, bottom - 10, 'inside-left', at - 5 - w]];
-  const clear = ([, y, , left]) => left >= 0 && !(left + w > width) &&
-    taken.every((b) => Math.abs(b.y - y) >= 7 + b.h || b.right <= left || b.left >= left + w);
-  const [lx, ly, cls] = places.find(clear) ?? places[1];
+  // each place: the label's anchor x, its centre line y, its class (text-anchor) and its left edge
+  const right = (y) => ({ x: at + 5, y, cls: 'inside', left: at + 5 }), left = (y) => ({ x: at - 5, y, cls: 'inside-left', left: at - 5 - w });
+  const places = [{ x: above, y: top - 12, cls: null, left: above - half }, right(top + 10), left(top + 10), right(bottom - 10), left(bottom - 10)];
+  const clear = (p) => p.left >= 0 && !(p.left + w > width) &&
+    taken.every((b) => Math.abs(b.y - p.y) >= 7 + b.h || b.right <= p.left || b.left >= p.left + w);
+  const { x: lx, y: ly, cls } = places.find(clear) ?? places[1];
   label.setAttribute('x', String(Math.round(lx * 10) / 10));
   label.setAttribute('y', String(ly));
   if (cls) label.setAttribute('class', cls);
