@@ -154,6 +154,10 @@ describe('softmaxSaturationRow: one query, and the source texts recomputed', () 
     expect(p).toBeGreaterThan(1e-4);
     expect(p).toBeLessThan(1e-2);
     expect(odds.theory / p - 1).toBeCloseTo(0, 4);  // the page's own exact value, computed apart
+    // independent scores of variance 64 (σ = 8) spread that wide about half as often
+    const iid = 1 - 4 * simpson((x) => phi(x) * (Phi(x + 45 / 8) - Phi(x)) ** 3, -9, 9);
+    expect(odds.independent / iid - 1).toBeCloseTo(0, 4);
+    expect(odds.theory / odds.independent).toBeGreaterThan(1.8);
     // binomial: within 4 standard errors of the exact value
     expect(Math.abs(odds.fraction - p)).toBeLessThan(4 * Math.sqrt(p * (1 - p) / odds.rows));
     expect(odds.ci[0]).toBeLessThanOrEqual(odds.fraction);

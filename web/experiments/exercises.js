@@ -63,7 +63,8 @@ export function* exerciseAblationPreview(engine, { dk, seed, n = 16, rows = 100 
 
 // (4) One query against n keys at τ = ½√d_k, √d_k, 2√d_k (logits s/τ), and the mean peakedness
 // over `rows` further random queries at each τ.
-export function* exerciseTemperature(engine, { dk, seed, n = 8, rows = 100 }) {
+export const EXERCISE_4_KEYS = 8;  // the course's exercise 4: one query against 8 keys
+export function* exerciseTemperature(engine, { dk, seed, n = EXERCISE_4_KEYS, rows = 100 }) {
   const q = engine.sampleEntries({ count: dk, seed, stream: 0 });
   const k = engine.sampleEntries({ count: n * dk, seed, stream: 1 });
   const root = Math.sqrt(dk);

@@ -1,7 +1,7 @@
 // (eq:softmax-saturation) experiments, and the d_k sweep of softmax row statistics that the
 // saturation, vanishing-gradients and scaling-choices steps share. See chunks.js for the
 // generator contract.
-import { scoreRangeTail } from './score-range.js';
+import { rangeTail, scoreRangeTail } from './score-range.js';
 
 // The sweep's head dimensions: powers of two, 1 … 4096 (the steps' d_k sliders take the same values).
 export const SWEEP_DKS = Array.from({ length: 13 }, (_, i) => 2 ** i);
@@ -145,7 +145,8 @@ export function wilson(k, N, z = 1.96) {
 // How often do 4 attention scores at d_k = 64 spread as widely as the forum's example? Each row is
 // one query against 4 random keys, drawn as sampleScores draws them (‖q‖² ~ χ²₆₄, then the scores
 // ‖q‖·z_j: given q they are independent N(0, ‖q‖²), as q·k_j is), at 6 draws a row where the
-// query and the keys in full take 320. `theory` is the exact probability (score-range.js).
+// query and the keys in full take 320. `theory` is the exact probability (score-range.js), and
+// `independent` what it would be for n independent scores of variance d_k.
 export function* softmaxSpreadOdds(engine, { seed, rows = 1 << 15, dk = FORUM_EXAMPLE.dk, scores = FORUM_EXAMPLE.scores }) {
   const n = scores.length;
   const spread = Math.max(...scores) - Math.min(...scores);
@@ -169,7 +170,8 @@ export function* softmaxSpreadOdds(engine, { seed, rows = 1 << 15, dk = FORUM_EX
     widest = Math.max(widest, value.w);
     if (fresh && first + count < rows) yield { progress: (first + count) / rows };
   }
-  return { dk, n, spread, rows, hits, fraction: hits / rows, ci: wilson(hits, rows), widest, theory: scoreRangeTail(n, spread, dk) };
+  return { dk, n, spread, rows, hits, fraction: hits / rows, ci: wilson(hits, rows), widest,
+    theory: scoreRangeTail(n, spread, dk), independent: rangeTail(n, spread, Math.sqrt(dk)) };
 }
 
 // The texts' worked examples, recomputed by the engine.

@@ -106,7 +106,7 @@ export function mount(figure, { run }) {
       `turned up in ${fmtInt(odds.hits)} of ${fmtInt(odds.rows)} sampled rows ` +
       `(${fmt(100 * odds.fraction, 2)}%, 95% interval ${fmt(100 * odds.ci[0], 2)}–${fmt(100 * odds.ci[1], 2)}%), ` +
       `about one row in ${fmtInt(Math.round(1 / Math.max(odds.fraction, 1 / odds.rows)))}; the exact probability is one in ` +
-      `${fmtInt(Math.round(1 / odds.theory))} (${fmt(100 * odds.theory, 2)}%: the rows share their query, which makes wide rows about twice as likely as independent scores of variance ${odds.dk} would).`,
+      `${fmtInt(Math.round(1 / odds.theory))} (${fmt(100 * odds.theory, 2)}%: the rows share their query, which makes wide rows ${fmt(odds.theory / odds.independent, 2)} times as likely as independent scores of variance ${odds.dk} would).`,
     ];
     say(lines);
   }

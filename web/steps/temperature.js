@@ -6,6 +6,7 @@ import { fmt, fmtInt, fmtInterval, sub } from '../format.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex } from '../readout.js';
 import { DK_POW2, marker } from './dk-axis.js';
 import { sourcesPanel, tex } from './softmax-shared.js';
+import { EXERCISE_4_KEYS } from '../experiments/exercises.js';
 
 export const id = 'temperature';
 
@@ -95,7 +96,7 @@ export function mount(figure, { run }) {
         `never rises for ${fmtInt(r.monotoneMaxRows)} of them.` +
         (r.strictRows < rows ? ' The others are exactly one-hot in float32 at the lowest temperatures, where the entropy stays at 0.' : ''),
         `Exercise 4, answered for query ${q}${query > rows ? ` (the control asks for query ${query}, but ${fmtInt(rows)} were drawn)` : ''} ` +
-        `against this figure’s ${n} keys (the exercises step asks it of its own query and 8 keys): at τ = 0.5√dₖ its largest weight is ${fmt(e05.max)} (entropy ${fmt(e05.entropy)}), ` +
+        `against this figure’s ${n} keys (the exercises step asks it of its own query and ${EXERCISE_4_KEYS} keys): at τ = 0.5√dₖ its largest weight is ${fmt(e05.max)} (entropy ${fmt(e05.entropy)}), ` +
         `at √dₖ ${fmt(e1.max)} (${fmt(e1.entropy)}), at 2√dₖ ${fmt(e2.max)} (${fmt(e2.entropy)}). Halving τ doubles every score gap, so ` +
         `the weight ratios are squared and the pattern concentrates on the leading keys; doubling τ takes their square roots and ` +
         `the pattern flattens towards 1/n.`,
