@@ -7,6 +7,7 @@
 // Values from the URL are parsed here: a number between the control's values takes the nearest
 // (a stop, or an integer within range), and a value that cannot be used falls back to the default;
 // both are reported in `notes`, never inserted as markup.
+import { setSubscripted } from './subscripts.js';
 
 export function parseParams(spec, search) {
   const values = {}, notes = [];
@@ -65,7 +66,7 @@ export function renderControls(container, spec, values, onChange) {
     wrap.className = 'control';
     const label = document.createElement('label');
     label.htmlFor = id;
-    label.textContent = p.label;
+    setSubscripted(label, p.label);  // d_model's "model" as a subscript
     const out = document.createElement('output');
     out.htmlFor = id;
     let input;

@@ -3,6 +3,7 @@
 // escapes it), never as markup.
 import { morphChildren, recentNodes, show } from './morph.js';
 import { scrollsSideways } from './scroll-region.js';
+import { hasSubscript, setSubscripted } from './subscripts.js';
 import { setTex } from './tex.js';
 
 export { setTex, show };
@@ -28,7 +29,7 @@ export function panel(title) {
   el.className = 'panel';
   const h = document.createElement('h3');  // sections are h2: panels are the next level
   h.className = 'panel-title';
-  h.textContent = title;
+  setText(h, title);
   const plot = document.createElement('div');
   plot.className = 'plot';
   const table = document.createElement('table');
@@ -53,7 +54,7 @@ function buildTable(table, columns, rows) {
   for (const c of columns) {
     const th = document.createElement('th');
     th.scope = 'col';
-    th.textContent = c;
+    setText(th, c);
     head.append(th);
   }
   const body = table.createTBody();
@@ -61,7 +62,7 @@ function buildTable(table, columns, rows) {
     const tr = body.insertRow();
     const th = document.createElement('th');
     th.scope = 'row';
-    th.textContent = r.name;
+    setText(th, r.name);
     tr.append(th);
     for (const text of r.cells) tr.insertCell().textContent = text;
     if (r.outside) tr.classList.add('outside');
@@ -98,11 +99,13 @@ function refill(table, columns, rows) {
 }
 
 // e's text becomes `text`: its one text node's data when it has one (no new node), else textContent
-// (which leaves no text node for '', as buildTable's cells have none).
-function setText(e, text) {
+// (which leaves no text node for '', as buildTable's cells have none); d_model's kind of subscript
+// as <sub> (subscripts.js).
+export function setText(e, text) {
   const t = e.firstChild;
-  if (text && t?.nodeType === Node.TEXT_NODE && !t.nextSibling) { if (t.data !== text) t.data = text; }
-  else if (e.textContent !== text) e.textContent = text;
+  if (hasSubscript(text)) setSubscripted(e, text);
+  else if (text && t?.nodeType === Node.TEXT_NODE && !t.nextSibling) { if (t.data !== text) t.data = text; }
+  else if (e.textContent !== text || e.firstElementChild) { e.textContent = text; e.removeAttribute('data-text'); }
 }
 
 // A <details> with the data behind a plot as a table: the plot's text alternative.
@@ -117,7 +120,7 @@ export function dataTable(caption, columns, rows, live) {
     const details = document.createElement('details');
     details.className = 'data-table';
     const summary = document.createElement('summary');
-    summary.textContent = caption;
+    setText(summary, caption);
     details.append(summary, newTable(columns, entries));
     return scrollsSideways(details, () => summary.textContent);
   }

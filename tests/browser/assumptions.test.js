@@ -97,6 +97,18 @@ describe('assumption steps in Chromium', () => {
       expect(await shown(page, 'initialization'), name).not.toBe(before);
     }
     await page.waitForFunction((s) => location.search.includes(s), 'init=lecun-normal');  // the URL follows the request
+    // d_model, σ_W², W_Q: the strings' TeX-like underscores are shown as subscripts, in the control's
+    // label, the prose, the tables and the plot's SVG text (KaTeX's own TeX source apart)
+    const shownUnderscores = await page.evaluate(() => {
+      const walker = document.createTreeWalker(document.querySelector('#initialization figure.live'), NodeFilter.SHOW_TEXT);
+      const out = [];
+      for (let n; (n = walker.nextNode());) if (n.data.includes('_') && !n.parentElement.closest('.katex-mathml')) out.push(n.data);
+      return out;
+    });
+    expect(shownUnderscores).toEqual([]);
+    expect(await page.$$eval('#initialization .controls label sub', (s) => s.map((e) => e.textContent))).toEqual(['model']);
+    expect(await page.$$eval('#initialization svg text tspan', (s) => s.map((e) => e.textContent))).toContain('model');
+    expect(await page.$$eval('#initialization table.readout th sub', (s) => s.map((e) => e.textContent))).toEqual(['model', 'Q', 'K']);  // the data table's d_model, W_Q, W_K
     expect(errors).toEqual([]);
     await close();
   });

@@ -1,6 +1,7 @@
 // The page's number formatting (web/format.js): what a reader sees for every kind of value.
 import { describe, expect, it } from 'vitest';
 import { fmt, fmtInt, fmtInterval, fmtPow, fmtShort, fmtTiny, sub, texFixed } from '../../web/format.js';
+import { hasSubscript, subscriptRuns } from '../../web/subscripts.js';
 
 describe('fmt', () => {
   it('gives significant digits with a real minus sign', () => {
@@ -89,5 +90,16 @@ describe('texFixed', () => {
     expect(texFixed(-0.5, 3)).toBe('-0.500');
     expect(texFixed(-0.004, 2)).toBe('0.00');
     expect(texFixed(-0.006, 2)).toBe('-0.01');
+  });
+});
+
+describe('subscriptRuns', () => {
+  it('lowers the letters after a one-letter symbol and its underscore, and leaves a name such as FLT_MAX', () => {
+    expect(subscriptRuns('σ_q²σ_k²')).toEqual(['σ', 'q', '²σ', 'k', '²']);
+    expect(subscriptRuns('2·d_model/(d_model + dₖ)')).toEqual(['2·d', 'model', '/(d', 'model', ' + dₖ)']);
+    expect(subscriptRuns('qᵢ = (W_Qᵀx)ᵢ')).toEqual(['qᵢ = (W', 'Q', 'ᵀx)ᵢ']);
+    expect(subscriptRuns('ln FLT_MAX')).toEqual(['ln FLT_MAX']);
+    expect(hasSubscript('ln FLT_MAX')).toBe(false);
+    expect(hasSubscript('Var(q·k/√dₖ)')).toBe(false);
   });
 });

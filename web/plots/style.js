@@ -2,6 +2,7 @@
 import * as Plot from '@observablehq/plot';
 import { sup } from '../format.js';
 import './plot.css';
+import { subscriptSvg } from '../subscripts.js';
 import { fitWidth } from './room.js';
 
 export { fitWidth };
@@ -23,6 +24,7 @@ export function plot({ fit = true, ...options }) {
   const node = Plot.plot({ className: 'attnlab-plot', ...options, width });
   node.querySelectorAll('style').forEach((s) => s.remove());
   node.querySelectorAll('g[aria-label]').forEach((g) => g.setAttribute('role', 'group'));
+  subscriptSvg(node);  // d_model as d with a lowered "model"
   return node;
 }
 

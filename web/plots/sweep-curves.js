@@ -50,7 +50,7 @@ export function sweepCurvesPlot({ series, refs = [], marker, xLabel, yLabel, xLo
   if (xTicks) marks.unshift(Plot.gridX(xTicks), Plot.axisX(xTicks, { text: xTickFormat ?? String, label: xLabel }));
   if (yt) marks.unshift(Plot.gridY(yt), Plot.axisY(yt, { text: ytf, label: yLabel }));
   return plot({
-    width, height, marginLeft: 56, marginRight: 18, marginTop: 26,
+    width, height, marginLeft: 56, marginRight: 18, marginTop: 26, marginBottom: 35,  // the x label clear of "4096" below it
     style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
     x: { type: xLog ? 'log' : 'linear', label: xLabel, grid: !xTicks },
     y: { type: yLog ? 'log' : 'linear', label: yLabel, grid: !yt, domain: yDomain },

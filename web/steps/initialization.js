@@ -6,6 +6,7 @@ import { showTheory } from '../plots/theory-lines.js';
 import { powerDomain } from '../plots/style.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, show, shownTable } from '../readout.js';
+import { setSubscripted } from '../subscripts.js';
 import './initialization.css';
 
 export const id = 'initialization';
@@ -116,19 +117,19 @@ export function mount(figure, { run }) {
       const glorotQ = 2 * dmodel / (dmodel + dk), packedQ = 2 * dmodel / (dmodel + 3 * dmodel);
       const measuredText = `measured here with ${INIT_LABELS[init]} on a ${dmodel} → ${dk} head: Var(qᵢ) = ${fmt(r.q.variance, 3)} ` +
         `and Var(q·k/√dₖ) = ${fmt(r.score.variance, 3)} ${fmtInterval(r.score.varianceCI, 3)}.`;
-      check.textContent =
+      setSubscripted(check,
         `Source 000 says the 1/√dₖ is right because Xavier (Glorot) initialisation keeps q and k near unit variance. ` +
         `On one head it does not: σ_q² = 2·d_model/(d_model + dₖ) = ${fmt(glorotQ, 4)} for these sizes, so Var(q·k/√dₖ) = ${fmt(glorotQ ** 2, 4)}; ` +
         `${measuredText} Unit variance needs σ_W² = 1/d_model: LeCun’s rule, which Glorot matches only when fan-out equals fan-in, ` +
         `as for all heads initialised as one ${dmodel} × ${dmodel} matrix. PyTorch’s packed Q, K, V projection has fan-out 3·d_model ` +
-        `and gives σ_q² = ${fmt(packedQ, 3)}, so Var(q·k/√dₖ) = ${fmt(packedQ ** 2, 3)}. What the post gets right is the dependence itself: the variance after scaling is σ_q²σ_k².`;
+        `and gives σ_q² = ${fmt(packedQ, 3)}, so Var(q·k/√dₖ) = ${fmt(packedQ ** 2, 3)}. What the post gets right is the dependence itself: the variance after scaling is σ_q²σ_k².`);
 
       const inside = rows.every((row) => row.given >= row.s.varianceCI[0] && row.given <= row.s.varianceCI[1]);
-      summary.textContent =
+      setSubscripted(summary,
         `With ${INIT_LABELS[init]} (σ_W² = ${fmt(f.weight, 3)}), ${fmtInt(r.tokens)} token pairs (seed ${seed}) give ` +
         `Var(qᵢ) = ${fmt(r.q.variance, 4)} against d_model·σ_W² = ${fmt(f.q, 4)}, and Var(q·k/√dₖ) = ${fmt(r.score.variance, 4)} ` +
         `against σ_q²σ_k² = ${fmt(f.score, 4)}${Math.abs(f.score - 1) > 0.05 ? ', not 1' : ''}; ` +
-        `${inside ? 'every value given these weights lies inside its 95% interval' : 'a value given these weights falls outside its 95% interval (expected about one time in twenty per row)'}.`;
+        `${inside ? 'every value given these weights lies inside its 95% interval' : 'a value given these weights falls outside its 95% interval (expected about one time in twenty per row)'}.`);
       figure.done(r);
     },
   };
