@@ -342,8 +342,21 @@ describe('on another origin', () => {
     // storage is out of reach here; nothing in the embed touches it, so nothing throws
     expect(await frame.evaluate(() => { try { return typeof localStorage.length; } catch (e) { return e.name; } })).toBe('SecurityError');
     await expect.poll(() => page.evaluate(() => window.received.filter((m) => m.from === 'f' && m.origin === 'null' && m.data?.type === 'attnlab:resize').length)).toBeGreaterThan(0);
+    expect(await frame.$$('.load-failed')).toEqual([]);  // embed-check.js: the modules ran
     expect(errors).toEqual([]);
     await close();
+  }, 60000);
+
+  it('a sandboxed iframe whose server sends no Access-Control-Allow-Origin says so, where its modules cannot load', async () => {
+    const bare = await startHarness();  // Vite's default CORS: no header for the origin 'null'
+    const { page, close } = await openHost(`<iframe id="f" title="attnlab" sandbox="allow-scripts" src="${bare.base}embed.html?step=setup"
+      style="width: 800px; height: 700px"></iframe>`);
+    const frame = await frameOf(page);
+    const alert = await frame.waitForSelector('p.load-failed[role="alert"]', { timeout: 30000 });
+    expect(await alert.textContent()).toMatch(/sandboxed iframe.*Access-Control-Allow-Origin.*allow-same-origin.*attnlab-offline\.html/);
+    expect(await frame.$$('section[data-embedded]')).toEqual([]);
+    await close();
+    await bare.close();
   }, 60000);
 
   it('<attnlab-step> loaded from another origin than the course page computes (its worker starts through the CORS fallback)', async () => {
