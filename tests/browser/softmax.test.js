@@ -93,6 +93,48 @@ for (const id of Object.keys(CONTROLS)) {
 }
 
 describe('the source texts’ numbers are shown next to computed ones', () => {
+  it('softmax-saturation: each key’s two bars stand at its place, as tall as its weights in the table, drawn and moved', async () => {
+    const { page, errors, close } = await openStep('softmax-saturation');
+    const check = async () => {
+      const { bars, rows, axis } = await page.$eval('#softmax-saturation .panel', (panel) => {
+        const svg = panel.querySelector('svg.attnlab-plot');
+        const base = svg.querySelector('g[aria-label="rule"] line').getAttribute('y1');
+        return {
+          bars: [...svg.querySelectorAll('g[aria-label="rect"] rect')].map((r) => ({ x: +r.getAttribute('x'), w: +r.getAttribute('width'),
+            h: +r.getAttribute('height'), top: +r.getAttribute('y'), base: +base, fill: r.getAttribute('fill') })),
+          rows: [...panel.querySelectorAll('details.data-table tbody tr')].map((tr) => [...tr.cells].map((c) => c.textContent)),
+          axis: [...svg.querySelectorAll('g[aria-label="x-axis tick label"] text')].map((t) => t.textContent),
+        };
+      });
+      const n = rows.length;
+      expect(n).toBe(16);
+      expect(bars.length).toBe(2 * n);  // series by series: no scale, then ÷√dₖ
+      expect(axis).toEqual(rows.map((r) => r[0]));
+      const ys = rows.flatMap((r) => [num(r[3]), num(r[4])]);
+      const pxPerUnit = Math.max(...bars.map((b) => b.h)) / Math.max(...ys);
+      for (let j = 0; j < n; j++) for (const k of [0, 1]) {
+        const b = bars[k * n + j];
+        expect(Math.abs(b.h - num(rows[j][3 + k]) * pxPerUnit)).toBeLessThan(0.6);  // the table's 3 digits
+        expect(b.top + b.h).toBeCloseTo(b.base, 6);  // standing on the baseline
+      }
+      // key j's pair side by side, left to right, in the same order as the keys
+      for (let j = 0; j < n; j++) {
+        expect(bars[j].x + bars[j].w).toBeLessThanOrEqual(bars[n + j].x);
+        if (j) expect(bars[n + j - 1].x + bars[n + j - 1].w).toBeLessThan(bars[j].x);
+      }
+      expect(new Set(bars.slice(0, n).map((b) => b.fill)).size).toBe(1);
+      expect(bars[0].fill).not.toBe(bars[n].fill);
+    };
+    await check();  // as built
+    const before = await updates(page, 'softmax-saturation');
+    await page.fill('#softmax-saturation [data-param="seed"]', '7');
+    await page.press('#softmax-saturation [data-param="seed"]', 'Enter');
+    await waitForUpdates(page, 'softmax-saturation', before + 1);
+    await check();  // moved in place (plots/bars.js moveBars)
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it('softmax-saturation: the course example, recomputed, with the text’s wrong values marked', async () => {
     const { page, errors, close } = await openStep('softmax-saturation');
     const rows = await page.$$eval('#softmax-saturation .softmax-sources table.readout tbody tr', (trs) =>
