@@ -56,17 +56,20 @@ class AttnlabStep extends HTMLElement {
 
   attributeChangedCallback(name, before, after) {
     if (!this.#step || before === after) return;
-    if (name === 'step') this.#render();
-    else this.#figure.apply(...this.#values());
+    if (name === 'step') { this.#render(); return; }
+    const { values, notes, hide } = this.#read();
+    this.#root.dataset.hide = hide;
+    this.#figure.apply(values, notes);
   }
 
-  #values() {
+  // the attributes as the step's parameters, the hide flags, and what was wrong with them
+  #read() {
     const search = new URLSearchParams();
     for (const name of Object.keys(this.#step.params)) if (this.hasAttribute(name)) search.set(name, this.getAttribute(name));
     const { values, notes } = parseParams(this.#step.params, search);
-    const hidden = [];
-    this.#root.dataset.hide = parseList('hide', this.getAttribute('hide') ?? '', HIDE, hidden).join(' ');
-    return [values, [...this.#notes, ...hidden, ...notes]];
+    const unknown = [];
+    const hide = parseList('hide', this.getAttribute('hide') ?? '', HIDE, unknown).join(' ');
+    return { values, hide, notes: [...this.#notes, ...unknown, ...notes] };
   }
 
   #notes = [];
@@ -83,16 +86,18 @@ class AttnlabStep extends HTMLElement {
     template.innerHTML = sections[`./sections/${this.#step.id}.html`] ?? '';
     const section = template.content.querySelector('section');
     typesetStatic(section);
-    linkStepsOut(section, here);
-    const link = document.createElement('p');
-    link.className = 'embed-link';
-    const a = Object.assign(document.createElement('a'), { href: new URL(`index.html?step=${this.#step.id}`, here).href,
-      target: '_blank', rel: 'noopener', textContent: 'The whole derivation, step by step ↗' });
+    // the link to the whole derivation is written as the prose's links to other steps, and goes
+    // out as they do
+    const link = Object.assign(document.createElement('p'), { className: 'embed-link' });
+    const a = Object.assign(document.createElement('a'), { textContent: 'The whole derivation, step by step ↗' });
+    a.setAttribute('href', `?step=${this.#step.id}`);
     link.append(a);
     this.#root = Object.assign(document.createElement('div'), { className: 'step-root' });
     this.#root.append(section, link);
+    linkStepsOut(this.#root, here);
     root.replaceChildren(this.#root);
-    const [values, notes] = this.#values();
+    const { values, notes, hide } = this.#read();
+    this.#root.dataset.hide = hide;
     this.#figure = mountFigure({
       step: this.#step, fig: section.querySelector('figure.live'), client, values, notes,
       onChange: (current) => this.dispatchEvent(new CustomEvent('attnlab-change', { detail: { ...current }, bubbles: true })),

@@ -516,6 +516,10 @@ describe('URL flags and attributes', () => {
       await tab.close();
     }
     expect(host.page.url()).toBe(course);
+    // the element's own link to the whole derivation goes out the same way
+    const own = host.page.locator('#e .embed-link a');
+    expect([await own.getAttribute('href'), await own.getAttribute('target'), await own.getAttribute('rel')])
+      .toEqual([`${h.base}index.html?step=full-attention`, '_blank', 'noopener']);
     expect(await host.page.frameLocator('#f').locator('body').evaluate(() => location.search)).toBe('?step=full-attention&theme=dark');
     expect(host.errors).toEqual([]);
     await host.close();
