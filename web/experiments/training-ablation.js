@@ -34,12 +34,12 @@ function* trainerAt(engine, config, from) {
 // Returns the last chunk (or an empty one when from = to) with the trainer's config.
 export function* trainingRun(engine, { config, from = 0, to }) {
   const t = yield* trainerAt(engine, config, from);
-  let last = t.curves(from);
+  let last = null;  // the chunk the last step returned; with none to train, the curves from `from` on
   while (t.steps < to) {
     last = t.step(Math.min(CHUNK_STEPS, to - t.steps));
     if (t.steps < to) yield { progress: (t.steps - from) / Math.max(1, to - from), partial: last };
   }
-  return { ...last, config: t.config };
+  return { ...(last ?? t.curves(from)), config: t.config };
 }
 
 // The page's report at small and large d_k: every variant trained `steps` steps at each d_k with
