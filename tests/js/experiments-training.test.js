@@ -41,6 +41,15 @@ describe('training-ablation: the worker streams the engine’s trainer', () => {
     expect(progress.every((p, i) => i === 0 || p >= progress[i - 1])).toBe(true);
     expect(result.config.dk).toBe(64);
   });
+
+  it('a run with nothing to train (from = to) streams nothing and returns the curves from that step on', () => {
+    streamed(trainingRun(engine, { config, from: 0, to: 30 }));
+    const { result, progress } = drain(trainingRun(engine, { config, from: 30, to: 30 }));
+    expect(progress).toEqual([]);
+    expect(result.step).toBe(30);
+    expect(result.variants.none.loss.length).toBe(0);
+    expect(result.config.seed).toBe(3);
+  });
 });
 
 describe('training-ablation: small and large d_k, both optimizers', () => {
