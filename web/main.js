@@ -58,21 +58,29 @@ client.ready.then(
 
 // History: the first change after a pause opens a new entry, later changes amend it, so
 // back/forward steps through gestures rather than through every slider position.
+// The URL holds the changed step's parameters (a link reproduces that view); each entry's state
+// also holds what every figure showed then, so that back and forward give the other steps theirs
+// too, where the URL alone would reset them to their defaults.
 let lastPush = 0;
 let urlStep = new URLSearchParams(location.search).get('step');  // the step of the entry shown
+const shown = new Map();  // step id → the values its figure shows
+const entryState = (extra) => ({ ...extra, steps: Object.fromEntries(shown) });
 function recordUrl(search) {
   const url = `?${search}`;
   if (url === location.search) return;
-  if (performance.now() - lastPush > 1000) history.pushState(null, '', url);
-  else history.replaceState(null, '', url);
+  if (performance.now() - lastPush > 1000) history.pushState(entryState(), '', url);
+  else history.replaceState(entryState(), '', url);
   lastPush = performance.now();
   urlStep = new URLSearchParams(search).get('step');
 }
 
-function urlValues(step) {
-  const search = new URLSearchParams(location.search);
-  if (search.get('step') !== step.id) return { values: parseParams(step.params, new URLSearchParams()).values, notes: [] };
-  return parseParams(step.params, search);
+// A step's values in the entry shown: the URL's step from the URL, another from the entry's state
+// or at its defaults. Saved values are checked as a URL's are: a state kept from an older page
+// (a reload restores it) may not fit this one.
+function entryValues(step) {
+  const search = new URLSearchParams(location.search), saved = history.state?.steps?.[step.id];
+  if (search.get('step') === step.id) return parseParams(step.params, search);
+  return parseParams(step.params, new URLSearchParams(saved ? toSearch(step.id, step.params, saved) : ''));
 }
 
 function setupStep(step) {
@@ -80,13 +88,14 @@ function setupStep(step) {
   const fig = section?.querySelector('figure.live');
   if (!fig) return null;
   section.querySelector('h2')?.setAttribute('tabindex', '-1');
-  const { values, notes } = urlValues(step);
+  const { values, notes } = entryValues(step);
+  shown.set(step.id, values);
   const figure = mountFigure({
     step, fig, client, values, notes,
     eager: new URLSearchParams(location.search).get('step') === step.id,
-    onChange: (current) => recordUrl(toSearch(step.id, step.params, current)),
+    onChange: (current) => { shown.set(step.id, current); recordUrl(toSearch(step.id, step.params, current)); },
   });
-  return { step, section, apply: (next) => figure.apply(next) };
+  return { step, section, apply: (next) => { shown.set(step.id, next); figure.apply(next); } };
 }
 
 // "Previous · next" at the end of each step, so the derivation reads in order.
@@ -123,8 +132,8 @@ document.addEventListener('click', (e) => {
 function goToStep(id) {
   const section = document.getElementById(id);
   const from = steps.findIndex((st) => st.id === reading), to = steps.findIndex((st) => st.id === id);
-  history.replaceState({ y: scrollY }, '');  // where the reader was, for back
-  history.pushState(null, '', `?step=${id}`);
+  history.replaceState({ ...history.state, y: scrollY }, '');  // where the reader was, for back
+  history.pushState(entryState(), '', `?step=${id}`);
   urlStep = id;
   land(section, { smooth: from >= 0 && Math.abs(to - from) <= 1 });
   section.querySelector('h2')?.focus({ preventScroll: true });
@@ -149,12 +158,12 @@ for (const m of mounted) new IntersectionObserver((entries) => {
   navLinks.get(m.step.id)?.setAttribute('aria-current', 'step');
 }, { rootMargin: '-40% 0px -55% 0px' }).observe(m.section);
 
-// Back and forward: the figures take the entry's values; an entry of another step lands on it, and
-// the entry before the first step link goes back to where the reader was. The page, not the
-// browser, places the window: the browser's saved place was measured on a page of stand-ins.
+// Back and forward: the figures take the entry's values (entryValues); an entry of another step
+// lands on it, and the entry before the first step link goes back to where the reader was. The page, not the browser, places the window: the browser's saved
+// place was measured on a page of stand-ins.
 history.scrollRestoration = 'manual';
 addEventListener('popstate', () => {
-  for (const m of mounted) m.apply(urlValues(m.step).values);
+  for (const m of mounted) m.apply(entryValues(m.step).values);
   const id = new URLSearchParams(location.search).get('step');
   const section = id !== urlStep && mounted.find((m) => m.step.id === id)?.section;
   if (section) land(section);

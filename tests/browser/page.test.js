@@ -103,6 +103,31 @@ describe('the page', () => {
     await close();
   });
 
+  it('back and forward to another step’s entry keep what the reader set in the others, and so does a reload', async () => {
+    // (the URL holds one step's parameters: before, forward to softmax-saturation's entry put
+    // dot-variance back to its defaults)
+    const { page, errors, close } = await h.open('?step=dot-variance&count=1000');
+    await waitForUpdates(page, 'dot-variance', 1);
+    await page.locator('#dot-variance input[name="dk"]').focus();
+    await page.keyboard.press('ArrowRight');           // 64 → 96
+    await page.waitForFunction(() => location.search.includes('dk=96'));
+    await expect.poll(() => theory(page)).toBe('96');
+    await page.click('#dot-variance .step-links a[rel="next"]');
+    await page.waitForFunction(() => location.search === '?step=softmax-saturation');
+    await page.goBack();
+    await page.waitForFunction(() => location.search.includes('dk=96'));
+    await page.goForward();
+    await page.waitForFunction(() => location.search === '?step=softmax-saturation');
+    await page.waitForTimeout(500);
+    expect(await theory(page)).toBe('96');
+    await page.reload();
+    await page.locator('#dot-variance figure.live').scrollIntoViewIfNeeded();
+    await waitForUpdates(page, 'dot-variance', 1);
+    expect(await theory(page)).toBe('96');
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it('a long run shows progress and can be stopped', async () => {
     const { page, errors, close } = await h.open('?step=dot-variance&dk=4096&count=100000');
     await page.waitForSelector('#dot-variance .busy:not([hidden])', { timeout: 20000 });
