@@ -27,7 +27,8 @@ void sample_dot_products(Vec<float> out, std::size_t dk, std::uint64_t seed, con
 
 // `out.size` entries mean + std·z of stream `stream`: z the stream's normals (NormalStream, in
 // float) for normal entries, and standard_draw's from Rng(seed, stream) for the other laws. One
-// stream's entries come one after another: fewer are a prefix of more.
+// stream's entries come one after another: fewer are a prefix of more. The initialisation step
+// draws its tokens and its projections W_Q, W_K (std = σ_W) here.            (eq:initialization)
 void sample_entries(Vec<float> out, std::uint64_t seed, std::uint64_t stream, const Distribution& d);
 
 // Scores of one random query against n random keys, row by row.   (eq:softmax-saturation)
@@ -42,8 +43,9 @@ void sample_entries(Vec<float> out, std::uint64_t seed, std::uint64_t stream, co
 // product is the point.)
 void sample_scores(Mat<float> out, std::size_t dk, float scale, std::uint64_t seed, std::uint64_t first = 0);
 
-// Per-row softmax statistics of scores s (rows, n), each row softmax(s), m = argmax p:
-//                                             (eq:softmax-saturation, eq:vanishing-gradients)
+// Per-row softmax statistics of scores s (rows, n), each row softmax(s), m = argmax p (the
+// temperature step's rows are softmax(s/τ): s scaled by 1/τ first, as by 1/√dk elsewhere):
+//                               (eq:softmax-saturation, eq:vanishing-gradients, eq:temperature)
 //   max_weight   p_m
 //   entropy      −Σ p_j log p_j                         (log n when uniform, 0 when one-hot)
 //   jacobian     ‖diag(p) − ppᵀ‖_F, summed without cancellation for nearly one-hot rows
