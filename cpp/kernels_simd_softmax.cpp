@@ -333,11 +333,18 @@ void softmax_scaled_rows(Mat<float> out, Mat<const float> x, float scale) {
   else softmax_rows_of<true, false>(out, x, scale);
 }
 
+// y_j = e^x_j / s, a division as in the _ref twin: the product with 1/s that a stable softmax can
+// use (s >= 1 there) overflows to +inf here when every logit is below about −88.7 (s < 2⁻¹²⁸),
+// where the quotients are finite
 void softmax_naive_rows(Mat<float> out, Mat<const float> x) {
   ATTN_CHECK(same_shape(out, x));
   for (std::size_t i = 0; i < x.rows; ++i) {
-    const float s = exp_sum(out.row(i), x.row(i), x.cols);
-    affine(out.row(i), out.row(i), x.cols, 1.f / s, 0.f);
+    float* yi = out.row(i);
+    const float s = exp_sum(yi, x.row(i), x.cols);
+    const B sb(s);
+    std::size_t j = 0;
+    for (; j + W <= x.cols; j += W) (B::load_unaligned(yi + j) / sb).store_unaligned(yi + j);
+    for (; j < x.cols; ++j) yi[j] /= s;
   }
 }
 

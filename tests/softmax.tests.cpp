@@ -63,6 +63,31 @@ TEST_CASE("max subtraction keeps softmax finite for logits in [90, 100], where t
   for (std::size_t j = 0; j < x.size(); ++j) CHECK(std::abs(stable[j] - naive_low[j]) <= 64 * kU * naive_low[j]);
 }
 
+TEST_CASE("the naive softmax breaks only by overflow: logits all far below 0 still give finite weights that sum to 1",
+          "[softmax][eq:shift-vs-scale]") {
+  // every e^x_j is tiny (e^−95 ≈ 5.5e−42, a subnormal), but their quotients are not: the naive
+  // formula divides one small number by a sum of them. (The SIMD kernel multiplied by 1/s, which
+  // is +inf for s < 2⁻¹²⁸: it gave inf for [−90] and [−100, −100].)
+  for (const std::vector<float>& x : std::vector<std::vector<float>>{
+           {-90.f}, {-100.f, -100.f}, std::vector<float>(8, -95.f), std::vector<float>(13, -88.f),
+           {-100.f, -99.f, -98.f, -97.f, -96.f, -95.f, -94.f, -93.f, -92.f}}) {
+    const auto simd = softmax_of(x, softmax_naive_rows);
+    std::vector<float> ref(x.size());
+    softmax_naive_rows_ref<float>(mmat(ref, 1, x.size()), cmat(x, 1, x.size()));
+    double s = 0, denominator = 0;
+    for (float v : x) denominator += std::exp(double(v));
+    // a subnormal numerator is rounded to a step of 2⁻¹⁴⁹, not relative to its size: each batch
+    // and tail exp may land one step from std::exp's, a weight 2⁻¹⁴⁹/Σ e^x_k from the twin's
+    const double step = std::numeric_limits<float>::denorm_min() / denominator;
+    for (std::size_t j = 0; j < x.size(); ++j) {
+      REQUIRE(std::isfinite(simd[j]));
+      CHECK(std::abs(simd[j] - ref[j]) <= 8 * kU * ref[j] + 2 * step);
+      s += simd[j];
+    }
+    CHECK(std::abs(s - 1) <= 8 * kU * x.size() + 2 * step * x.size());
+  }
+}
+
 TEST_CASE("log-softmax stays finite where softmax underflows to 0", "[softmax][eq:shift-vs-scale]") {
   std::vector<float> x{0.f, -200.f}, y(2);
   log_softmax_rows(mmat(y, 1, 2), cmat(x, 1, 2));
