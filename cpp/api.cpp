@@ -165,6 +165,8 @@ Distribution distribution(const char* fn, double kind, double mean, double std, 
 
 void softmax(Out out, Vec<const float> x, double rows_d, double cols_d, SoftmaxKind kind) {
   const char* fn = kind == SoftmaxKind::log ? "logSoftmax" : kind == SoftmaxKind::naive ? "softmaxNaive" : "softmax";
+  if (kind != SoftmaxKind::stable && kind != SoftmaxKind::naive && kind != SoftmaxKind::log)  // (an int from the binding)
+    raise("BAD_VALUE", fn, "kind must be 0 (stable), 1 (naive) or 2 (log), got " + std::to_string(static_cast<int>(kind)));
   const std::size_t rows = size_arg(fn, "rows", rows_d, kMaxElements);
   const std::size_t cols = size_arg(fn, "cols", cols_d, kMaxElements);
   expect_len(fn, "x", x, product(fn, "rows*cols", rows, cols), "rows*cols");
@@ -175,6 +177,14 @@ void softmax(Out out, Vec<const float> x, double rows_d, double cols_d, SoftmaxK
   const Vec<float> yv = out.take(fn, x.size, "rows*cols");
   const Mat<float> y{yv.data, rows, cols};
   const Mat<const float> xm{x.data, rows, cols};
+  // the log-softmax's overflow check below reads the logits after the kernel has written y: an
+  // out that overlaps x (the kernels allow it) would have overwritten them, so they are kept
+  std::vector<float> kept;
+  const float* logits = x.data;
+  if (kind == SoftmaxKind::log && yv.data < x.data + x.size && x.data < yv.data + yv.size) {
+    kept.assign(x.data, x.data + x.size);
+    logits = kept.data();
+  }
   switch (kind) {
     case SoftmaxKind::stable:
       if (const std::size_t bad = softmax_rows_checked(y, xm); bad < rows)
@@ -187,7 +197,7 @@ void softmax(Out out, Vec<const float> x, double rows_d, double cols_d, SoftmaxK
   // overflow, where x_j was finite (-Infinity in, -Infinity out; an all -Infinity row is NaN).
   if (kind == SoftmaxKind::log)
     for (std::size_t i = 0; i < yv.size; ++i)
-      if (std::isfinite(x[i]) && !std::isfinite(yv[i]))
+      if (std::isfinite(logits[i]) && !std::isfinite(yv[i]))
         raise("BAD_VALUE", fn, "the log-softmax overflowed float32 at " + at("x", i, cols, x.size) +
                                    ": logits more than 3.4e38 apart");
 }

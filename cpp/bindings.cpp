@@ -12,8 +12,9 @@
 //            (engine.workspace); before an operation, lendInput(slot, address, n) makes an input
 //            slot read from a block instead of its vector, and lendOutput(slot, address, n) makes
 //            the operation write that output there (the methods with an `out` option). A loan lasts
-//            for the next operation only; each is checked to lie inside a live block and an
-//            output loan not to overlap any other loan.
+//            for the next operation only, or until its block is freed; each is checked to lie
+//            inside a live block, and no output loan to overlap any other loan, whichever is made
+//            first (inputs may share memory with each other: they are only read).
 // No emscripten::val anywhere: the module links with -sDYNAMIC_EXECUTION=0 and so needs no
 // 'unsafe-eval' under a Content-Security-Policy.
 #include <emscripten/bind.h>
@@ -110,7 +111,16 @@ std::uintptr_t workspace_alloc(double n) {
     return 0;
   }
 }
-void workspace_free(std::uintptr_t address) { blocks.erase(address); }
+void workspace_free(std::uintptr_t address) {
+  const auto it = blocks.find(address);
+  if (it == blocks.end()) return;
+  const float* begin = it->second.data();
+  const float* end = begin + it->second.size();
+  for (auto* loans : {&lent_in, &lent_out})  // a loan into the block would outlive it
+    for (Vec<float>& loan : *loans)
+      if (loan.data >= begin && loan.data < end) loan = {};
+  blocks.erase(it);
+}
 
 // [address, address + n floats) inside one live block, as a view; empty if not.
 Vec<float> block_range(std::uintptr_t address, double n) {
@@ -125,8 +135,11 @@ bool overlaps(Vec<float> a, Vec<float> b) { return a.data && b.data && a.data < 
 
 bool lend_input(int slot, std::uintptr_t address, double n) {
   if (!(slot >= 0 && slot < int(lent_in.size()))) return false;
-  lent_in[slot] = block_range(address, n);
-  return lent_in[slot].data != nullptr;
+  const Vec<float> v = block_range(address, n);
+  for (const Vec<float>& o : lent_out)
+    if (overlaps(v, o)) { lent_in[slot] = {}; return false; }
+  lent_in[slot] = v;
+  return v.data != nullptr;
 }
 bool lend_output(int slot, std::uintptr_t address, double n) {
   if (!(slot >= 0 && slot < int(lent_out.size()))) return false;

@@ -71,6 +71,32 @@ TEST_CASE("attention names the argument whose length does not fit the sizes", "[
   CHECK(error_of([&] { api::attention(out, w, a); }) == "attention: mask has 7 elements, expected nq*nk = 800");
 }
 
+TEST_CASE("softmax refuses a kind it does not have, by name, and computes nothing", "[api]") {
+  std::vector<float> x{1.f, 2.f, 3.f}, out(3, 42.f);
+  std::string code;
+  // (the binding passes kind as an int: 3 was taken as success, leaving out as it was)
+  CHECK(error_of([&] { api::softmax(out, {x.data(), 3}, 1, 3, static_cast<api::SoftmaxKind>(3)); }, &code) ==
+        "softmax: kind must be 0 (stable), 1 (naive) or 2 (log), got 3");
+  CHECK(code == "BAD_VALUE");
+  CHECK(error_of([&] { api::softmax(out, {x.data(), 3}, 1, 3, static_cast<api::SoftmaxKind>(-1)); }) ==
+        "softmax: kind must be 0 (stable), 1 (naive) or 2 (log), got -1");
+  CHECK(out == std::vector<float>(3, 42.f));
+}
+
+TEST_CASE("the log-softmax's overflow is refused by the logit's place even when out overwrites x", "[api][eq:shift-vs-scale]") {
+  // log p = (x − max) − log Σ leaves float32 for logits 6e38 apart; with out = x the check used to
+  // read the overwritten logits, and returned [0, −inf] as a success
+  for (const bool aliased : {false, true}) {
+    std::vector<float> x{3e38f, -3e38f}, separate(2);
+    std::string code;
+    const std::string msg = error_of([&] {
+      api::softmax(api::Out({aliased ? x.data() : separate.data(), 2}, "out"), {x.data(), 2}, 1, 2, api::SoftmaxKind::log);
+    }, &code);
+    CHECK(msg == "logSoftmax: the log-softmax overflowed float32 at x[1]: logits more than 3.4e38 apart");
+    CHECK(code == "BAD_VALUE");
+  }
+}
+
 TEST_CASE("a lent output is written in place, and one of the wrong length is refused by its name", "[api]") {
   const auto q = normals(3 * 4, 1), k = normals(5 * 4, 2), v = normals(5 * 2, 3);
   api::AttentionArgs a;

@@ -272,3 +272,35 @@ describe('memory growth', () => {
     ws.dispose();
   });
 });
+
+// The binding's loan protocol itself (cpp/bindings.cpp), below engine.js, which always lends
+// inputs before outputs and frees a workspace only between calls: the rules must hold in any order.
+describe('the module’s workspace loans', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const factory = (await import('../../web/wasm/attnlab.mjs')).default;
+  const M = await factory({ wasmBinary: await readFile(new URL('../../web/wasm/attnlab.wasm', import.meta.url)) });
+
+  it('an input loan that overlaps an output loan made first is refused, as the reverse is', () => {
+    const block = M.workspaceAlloc(8);
+    expect(M.lendOutput(0, block, 4)).toBe(true);
+    expect(M.lendInput(0, block + 8, 4)).toBe(false);   // floats 2…5 against the output's 0…3
+    expect(M.lendInput(0, block + 16, 4)).toBe(true);   // floats 4…7: clear of it
+    expect(M.lendOutput(1, block + 16, 4)).toBe(false); // and the reverse order, as before
+    M.HEAPF32.set([1, 2, 3, 4], (block >>> 2) + 4);
+    expect(M.softmax(1, 4, 0)).toBe('');                 // x from floats 4…7 into floats 0…3
+    const e = [1, 2, 3, 4].map((v) => Math.exp(v - 4)), z = e.reduce((a, b) => a + b);
+    [...M.HEAPF32.subarray(block >>> 2, (block >>> 2) + 4)].forEach((p, j) => expect(p).toBeCloseTo(e[j] / z, 6));
+    M.workspaceFree(block);
+  });
+
+  it('freeing a block ends the loans into it: the next operation reads its own slot, not freed memory', () => {
+    M.HEAPF32.set([0, 0, 0], M.inputF32(0, 3) >>> 2);
+    const block = M.workspaceAlloc(3);
+    M.HEAPF32.set([1, 2, 30], block >>> 2);
+    expect(M.lendInput(0, block, 3)).toBe(true);
+    M.workspaceFree(block);
+    expect(M.softmax(1, 3, 0)).toBe('');
+    const y = M.HEAPF32.subarray(M.outputF32(0) >>> 2, (M.outputF32(0) >>> 2) + 3);
+    for (const p of y) expect(p).toBeCloseTo(1 / 3, 6);  // softmax([0, 0, 0]), not of [1, 2, 30]
+  });
+});
