@@ -1,6 +1,7 @@
 // The trainer entry points of the checked API (api.hpp "Training ablation"): trainers live here,
 // addressed by a handle, until destroyed; every option is checked before a trainer is built.
 #include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
 
@@ -33,6 +34,13 @@ double real_arg(const char* fn, const char* name, double v, bool ok, const char*
   if (!std::isfinite(v) || !ok) raise("BAD_VALUE", fn, std::string(name) + " must be " + rule + ", got " + num(v));
   return v;
 }
+// The trainer computes in float: a positive option must be a normal float32 once rounded (eps
+// = 1e-46 rounds to 0, and Adam's steps on weights that get no gradient are then 0/0; lr or σ
+// = 1e39 rounds to +inf), and a noise std must not round to +inf.
+constexpr double kFltMin = std::numeric_limits<float>::min(), kFltMax = std::numeric_limits<float>::max();
+double positive_float_arg(const char* fn, const char* name, double v) {
+  return real_arg(fn, name, v, v >= kFltMin && v <= kFltMax, "> 0 and a normal float32 (1.2e-38 <= x <= 3.4e38)");
+}
 
 }  // namespace
 
@@ -62,13 +70,14 @@ double train_create(const TrainArgs& a) {
   if (!(a.init == 0 || a.init == 1 || a.init == 2 || a.init == 3))
     raise("BAD_VALUE", fn, "init must be 'xavier-uniform', 'xavier-normal', 'lecun' or 'custom'");
   c.init = static_cast<Init>(static_cast<int>(a.init));
-  c.lr = real_arg(fn, "lr", a.lr, a.lr > 0, "finite and > 0");
+  c.lr = positive_float_arg(fn, "lr", a.lr);
   c.momentum = real_arg(fn, "momentum", a.momentum, a.momentum >= 0 && a.momentum < 1, "in [0, 1)");
   c.beta1 = real_arg(fn, "beta1", a.beta1, a.beta1 >= 0 && a.beta1 < 1, "in [0, 1)");
   c.beta2 = real_arg(fn, "beta2", a.beta2, a.beta2 >= 0 && a.beta2 < 1, "in [0, 1)");
-  c.eps = real_arg(fn, "eps", a.eps, a.eps > 0, "finite and > 0");
-  c.sigma = real_arg(fn, "sigma", a.sigma, a.sigma > 0, "finite and > 0");
-  c.query_noise = real_arg(fn, "queryNoise", a.query_noise, a.query_noise >= 0, "finite and >= 0");
+  c.eps = positive_float_arg(fn, "eps", a.eps);
+  c.sigma = positive_float_arg(fn, "sigma", a.sigma);
+  c.query_noise = real_arg(fn, "queryNoise", a.query_noise, a.query_noise >= 0 && a.query_noise <= kFltMax,
+                           ">= 0 and within float32 (<= 3.4e38)");
   c.seed = seed_arg(fn, "seed", a.seed);
   if (trainers().size() >= kMaxTrainers)
     raise("SIZE_LIMIT", fn, num(double(kMaxTrainers)) + " trainers exist, the limit: dispose() those no longer needed");
