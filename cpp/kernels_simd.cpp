@@ -24,9 +24,14 @@ float dot(Vec<const float> a, Vec<const float> b) {
   return s;
 }
 
+// y = s·x, a product alone as in scale_ref (s·x + 0, an fma with b = 0, turned −0 into +0)
 void scale(Mat<float> out, Mat<const float> x, float s) {
   ATTN_CHECK(same_shape(out, x));
-  simd::affine(out.data, x.data, x.size(), s, 0.f);
+  const B sb(s);
+  const std::size_t n = x.size();
+  std::size_t j = 0;
+  for (; j + W <= n; j += W) (sb * B::load_unaligned(x.data + j)).store_unaligned(out.data + j);
+  for (; j < n; ++j) out.data[j] = s * x.data[j];
 }
 
 // y − y is 0 for a finite y and NaN for ±inf and NaN, and NaN stays NaN through the sums: one

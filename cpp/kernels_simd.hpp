@@ -22,12 +22,4 @@ namespace attnlab::simd {
 using B = xsimd::batch<float>;
 constexpr std::size_t W = B::size;
 
-// y_j = a · x_j + b
-inline void affine(float* y, const float* x, std::size_t n, float a, float b) {
-  const B ab(a), bb(b);
-  std::size_t j = 0;
-  for (; j + W <= n; j += W) xsimd::fma(ab, B::load_unaligned(x + j), bb).store_unaligned(y + j);
-  for (; j < n; ++j) y[j] = a * x[j] + b;
-}
-
 }  // namespace attnlab::simd

@@ -12,7 +12,6 @@
 
 namespace attnlab {
 
-using simd::affine;
 using simd::B;
 using simd::W;
 

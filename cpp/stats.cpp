@@ -81,10 +81,12 @@ Tails tails_of(Vec<const float> x, const Moments& m) {
   const double r4 = m.m4 / n + 4 * mean * (m.m3 / n) + 6 * mean2 * mu2 + mean2 * mean2;
   // In t_i = d_i²/μ₂ (scale-free, so no power of a huge or tiny x over- or underflows):
   //   κ̂ = mean of t²,  u_i = t_i² − 2κ̂·t_i,  Σu² = Σt⁴ − 4κ̂Σt³ + 4κ̂²Σt²
-  const double inv_mu2 = 1 / mu2;
+  // and E[x⁴]'s spread in w_i = x_i⁴/r₄ − 1, for the same reason: (x⁴ − r₄)² reaches 1e307 for
+  // x ~ 3e38, and its sum overflowed double (r₄ = 0 only when every x is 0, and then w = 0)
+  const double inv_mu2 = 1 / mu2, inv_r4 = r4 > 0 ? 1 / r4 : 0;
   double t1 = 0, t2 = 0, t3 = 0, t4 = 0, w2 = 0;
   for (std::size_t i = 0; i < x.size; ++i) {
-    const double v = x[i], d = v - mean, t = d * d * inv_mu2, tt = t * t, vv = v * v, w = vv * vv - r4;
+    const double v = x[i], d = v - mean, t = d * d * inv_mu2, tt = t * t, vv = v * v, w = (vv * vv - r4) * inv_r4;
     t1 += t;
     t2 += tt;
     t3 += tt * t;
@@ -94,14 +96,10 @@ Tails tails_of(Vec<const float> x, const Moments& m) {
   const double k = t2 / n;  // NaN for a constant sample (0/0)
   const double su = t2 - 2 * k * t1, suu = t4 - 4 * k * t3 + 4 * k * k * t2;
   const double se_k = n > 1 && !std::isnan(k) ? std::sqrt(std::max(0.0, (suu - su * su / n) / (n - 1)) / n) : nan;
-  const double se_4 = n > 1 ? std::sqrt(w2 / (n - 1) / n) : nan;
+  const double se_4 = n > 1 ? r4 * std::sqrt(w2 / (n - 1) / n) : nan;
   return {r4, r4 - z * se_4, r4 + z * se_4, k, k - z * se_k, k + z * se_k, se_k};
 }
 
-// Four partial counts per bin, for the values i ≡ 0, 1, 2, 3 (mod 4), added up at the end: with
-// one count, values in the same bin (all of them, with one bin) each waited for the previous
-// increment to come back from memory (wasm in Node: 6.4 → 5.0 ns a value with one bin, 4.0 → 3.3
-// with 41; the rest is the bin's arithmetic and wasm's guarded float-to-integer conversion).
 double median_of(Vec<const float> x, Vec<float> scratch) {
   ATTN_CHECK(x.size >= 1 && scratch.size >= x.size);
   float* const v = scratch.data;
@@ -112,6 +110,10 @@ double median_of(Vec<const float> x, Vec<float> scratch) {
   return (double(*std::max_element(v, v + m)) + double(v[m])) / 2;  // the largest below the middle
 }
 
+// Four partial counts per bin, for the values i ≡ 0, 1, 2, 3 (mod 4), added up at the end: with
+// one count, values in the same bin (all of them, with one bin) each waited for the previous
+// increment to come back from memory (wasm in Node: 6.4 → 5.0 ns a value with one bin, 4.0 → 3.3
+// with 41; the rest is the bin's arithmetic and wasm's guarded float-to-integer conversion).
 std::size_t histogram(Vec<std::uint32_t> counts, Vec<const float> x, double lo, double hi) {
   ATTN_CHECK(counts.size > 0 && hi > lo);
   constexpr std::size_t lanes = 4;

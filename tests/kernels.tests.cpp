@@ -164,6 +164,18 @@ TEST_CASE("scaling multiplies every entry, exactly as in double then rounded", "
   const float s = 0.125f;  // a power of two: the product is exact
   scale(mmat(out, 1, n), cmat(x, 1, n), s);
   for (std::size_t i = 0; i < n; ++i) REQUIRE(out[i] == x[i] * s);
+  // and the signed zeros and subnormal products as scale_ref gives them, in the batches and the
+  // tail alike (s·x + 0 turned −0 into +0)
+  std::vector<float> z(n), ref(n);
+  for (std::size_t i = 0; i < n; ++i) z[i] = i % 3 == 0 ? -0.f : i % 3 == 1 ? -1e-30f : 1e-30f;
+  for (const float t : {0.5f, 1e-30f, -1e-30f}) {
+    scale(mmat(out, 1, n), cmat(z, 1, n), t);
+    scale_ref<float>(mmat(ref, 1, n), cmat(z, 1, n), t);
+    for (std::size_t i = 0; i < n; ++i) {
+      REQUIRE(out[i] == ref[i]);
+      REQUIRE(std::signbit(out[i]) == std::signbit(ref[i]));
+    }
+  }
 }
 
 TEST_CASE("softmax, log-softmax and softmax backward agree with the double reference", "[kernels][softmax]") {

@@ -124,6 +124,20 @@ TEST_CASE("the tails of a sample: E[x⁴] and the kurtosis m₄/m₂², with del
     CHECK(s.kurtosis == Approx(t.kurtosis).epsilon(1e-6));
     CHECK(s.kurtosis_se == Approx(t.kurtosis_se).epsilon(1e-5));
   }
+  // E[x⁴]'s interval scales as x⁴ does, where (x⁴ − E[x⁴])² alone would overflow double: a third
+  // of the values at 3e38 gave [−inf, inf] (its relative width is the same at any scale)
+  std::vector<float> big(999, 1e30f);
+  for (std::size_t i = 0; i < big.size(); i += 3) big[i] = 3e38f;
+  const Tails b = tails_of(Vec<const float>{big.data(), big.size()});
+  REQUIRE(std::isfinite(b.fourth_lo));
+  REQUIRE(std::isfinite(b.fourth_hi));
+  std::vector<float> small(big);
+  for (float& v : small) v *= 1e-37f;  // 30 and 1e-7: x⁴ well inside double
+  const Tails sm = tails_of(Vec<const float>{small.data(), small.size()});
+  CHECK((b.fourth_hi - b.fourth_lo) / b.fourth == Approx((sm.fourth_hi - sm.fourth_lo) / sm.fourth).epsilon(1e-6));
+  CHECK(b.fourth_lo < b.fourth);
+  CHECK(b.fourth < b.fourth_hi);
+
   // a constant sample has no kurtosis; one value has no interval
   const std::vector<float> same(10, 3.f), one{2.f};
   const Tails c = tails_of(Vec<const float>{same.data(), same.size()});
