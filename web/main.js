@@ -64,12 +64,12 @@ client.ready.then(
 let lastPush = 0;
 let urlStep = new URLSearchParams(location.search).get('step');  // the step of the entry shown
 const shown = new Map();  // step id → the values its figure shows
-const entryState = (extra) => ({ ...extra, steps: Object.fromEntries(shown) });
+const entryState = () => ({ steps: Object.fromEntries(shown) });
 function recordUrl(search) {
   const url = `?${search}`;
   if (url === location.search) return;
   if (performance.now() - lastPush > 1000) history.pushState(entryState(), '', url);
-  else history.replaceState(entryState(), '', url);
+  else history.replaceState({ ...history.state, ...entryState() }, '', url);  // (a place saved for back stays)
   lastPush = performance.now();
   urlStep = new URLSearchParams(search).get('step');
 }

@@ -101,7 +101,7 @@ function refill(table, columns, rows) {
 // e's text becomes `text`: its one text node's data when it has one (no new node), else textContent
 // (which leaves no text node for '', as buildTable's cells have none); d_model's kind of subscript
 // as <sub> (subscripts.js).
-export function setText(e, text) {
+function setText(e, text) {
   const t = e.firstChild;
   if (hasSubscript(text)) setSubscripted(e, text);
   else if (text && t?.nodeType === Node.TEXT_NODE && !t.nextSibling) { if (t.data !== text) t.data = text; }
