@@ -8,6 +8,9 @@
 //     prepareResize {scrollHeight, clientHeight} → host answers resizePrepared → resize {scrollHeight}.
 //     Until the host has answered, each change says hello again (the host's script may load after
 //     ours), and the host's own {action: 'ready'} is answered with hello, as H5P content does.
+//     The first hello back starts the prepareResize rounds; the host's answers to the other
+//     hellos then (one per change before it answered) change nothing, where each of them used
+//     to ask for room again at the same height. A 'ready' is a new host: its hello is awaited.
 // Messages go to `targetOrigin` ('*' unless the embed URL names the host's origin: a height is no
 // secret). The only messages accepted are the host's H5P answers (ready, hello, resizePrepared,
 // resize), from the parent window (and from targetOrigin, when one is named); all else is ignored.
@@ -37,8 +40,8 @@ export function startAutoHeight({ target = window.parent, targetOrigin = '*', pr
     if (targetOrigin !== '*' && event.origin !== targetOrigin) return;
     const d = event.data;
     if (d === null || typeof d !== 'object' || d.context !== 'h5p') return;
-    if (d.action === 'ready') h5p('hello');                        // the host's resizer loaded late
-    else if (d.action === 'hello') { h5pFriendly = true; h5pChanged(); }
+    if (d.action === 'ready') { h5pFriendly = false; h5p('hello'); }  // the host's resizer loaded late
+    else if (d.action === 'hello') { if (!h5pFriendly) { h5pFriendly = true; h5pChanged(); } }
     else if (d.action === 'resize' && h5pFriendly) h5pChanged();   // the host's window was resized
     else if (d.action === 'resizePrepared' && h5pFriendly) h5p('resize', { scrollHeight: measure() });
   };

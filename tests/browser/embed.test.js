@@ -332,6 +332,25 @@ describe('under a strict Content-Security-Policy', () => {
   }, 120000);
 });
 
+describe('H5P’s handshake', () => {
+  it('a host whose resizer is there from the start gets one prepareResize per height, not one per hello it answered', async () => {
+    // (the embed says hello at each change until the host answers; it answered every hello, and
+    // each answer asked for room again at the same height)
+    const { page, errors, close } = await openHost(`${RECORD}${LISTENERS.h5p}<script>installH5P()</script>
+      <h1>Week 6</h1><iframe id="f" title="attnlab" src="${h.base}embed.html?step=setup&hide=prose&resize=h5p" style="width: 800px; height: 200px; border: 0"></iframe>`);
+    await ready(page.frameLocator('#f'));
+    await expect.poll(() => fitted(page), { timeout: 15000 }).toBe(true);
+    await page.waitForTimeout(500);
+    const posted = await page.evaluate(() => window.received.filter((m) => m.from === 'f' && m.data?.context === 'h5p').map((m) => m.data));
+    const hellos = posted.filter((d) => d.action === 'hello').length, asks = posted.filter((d) => d.action === 'prepareResize');
+    expect(asks.length).toBeGreaterThan(0);
+    expect(asks.filter((d, i) => i && d.scrollHeight === asks[i - 1].scrollHeight)).toEqual([]);
+    expect(hellos).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+    await close();
+  }, 60000);
+});
+
 describe('on another origin', () => {
   it('a sandboxed iframe (sandbox="allow-scripts", opaque origin, no storage) computes, and still reports its height', async () => {
     const { page, errors, close } = await openHost(`${RECORD}
