@@ -54,6 +54,14 @@ class AttnlabStep extends HTMLElement {
     if (!this.#step) this.#render();
   }
 
+  // Taken out of the page: its runs stop (they held the shared worker), its watchers end; put back,
+  // it renders again.
+  disconnectedCallback() {
+    this.#figure?.dispose();
+    this.#figure = null;
+    this.#step = null;
+  }
+
   attributeChangedCallback(name, before, after) {
     if (!this.#step || before === after) return;
     if (name === 'step') { this.#render(); return; }
@@ -75,6 +83,7 @@ class AttnlabStep extends HTMLElement {
   #notes = [];
   #root = null;  // the shadow root's one child: the hide flags are its data-hide
   #render() {
+    this.#figure?.dispose();  // a new step: the old one's runs stop
     const { sheets, client } = setup();
     const root = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
     root.adoptedStyleSheets = sheets;

@@ -19,7 +19,7 @@ export function parseParams(spec, search) {
     if (v === undefined) notes.push(`${name}: “${raw.slice(0, 40)}” is not a valid value; using ${p.default}`);
     else {
       values[name] = v;
-      if (p.kind !== 'choice' && v !== Number(raw)) notes.push(`${name}: ${raw.slice(0, 40)} is not one of the control’s values; using the nearest, ${v}`);
+      if (p.kind !== 'choice' && v !== Number(raw)) notes.push(`${name}: ${raw.slice(0, 40)} is not one of the control’s values; using the nearest, ${p.format ? p.format(v) : v}`);  // (τ = √2 as its control writes it)
     }
   }
   return { values, notes };

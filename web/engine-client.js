@@ -94,10 +94,13 @@ export function connectEngine({ start = startWorker, onRestart, local: loadLocal
       worker.postMessage({ id, channel, name, params });
     });
   };
+  // A cancel asks for nothing back: if the engine restarted or is down, there is nothing left to
+  // stop, and its promise says so without a rejection no one would handle.
+  const cancel = (channel) => post(channel, 'cancel', null).catch(() => null);
   // A light request on the page's engine: run to its end at once (a light run reports no progress
   // worth showing). A trap inside its wasm retires the page's engine: the worker takes every run.
   function runLocal(channel, name, params, onTiming, key) {
-    if ([...pending.values()].some((p) => p.channel === channel)) post(channel, 'cancel', null);
+    if ([...pending.values()].some((p) => p.channel === channel)) cancel(channel);
     const t0 = performance.now();
     try {
       const it = local.experiments[name](local.engine, params);
@@ -125,6 +128,6 @@ export function connectEngine({ start = startWorker, onRestart, local: loadLocal
         ? runLocal(channel, name, params, onTiming, key)
         : post(channel, name, params, { onProgress, onTiming }, key);
     },
-    cancel: (channel) => post(channel, 'cancel', null),
+    cancel,
   };
 }

@@ -31,6 +31,9 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
   // an answer already on its way draws nothing
   stop.addEventListener('click', () => {
     for (const ch of [channel, ...sideChannels]) drop(ch);
+    // the button is about to hide: the keyboard's focus goes to the figure's first control, not
+    // back to the start of the page
+    (controlsEl.querySelector('input, select, button') ?? fig).focus({ preventScroll: true });
     hideBusy();
     fig.dataset.state = 'stopped';
   });
@@ -38,8 +41,15 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
   const timing = el('p', 'timing');
   fig.prepend(controlsEl, note, busy, body);
   fig.append(timing);
-  const showNotes = (list) => { note.hidden = !list.length; note.textContent = list.join('; '); };
-  showNotes(notes);
+  // the notes on the parameters (from the URL or the attributes), and the last run's error until
+  // a run succeeds again
+  let paramNotes = notes, errorNote = null;
+  const showNotes = () => {
+    const list = errorNote ? [...paramNotes, errorNote] : paramNotes;
+    note.hidden = !list.length;
+    note.textContent = list.join('; ');
+  };
+  showNotes();
 
   // one worker channel per figure: several figures of one step (embeds) never supersede each other
   const channel = `${step.id}#${mountFigure.count = (mountFigure.count ?? 0) + 1}`;
@@ -76,6 +86,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
     },
     done: () => {
       fig.dataset.drawMs = (performance.now() - resolvedAt).toFixed(2);
+      if (errorNote) { errorNote = null; showNotes(); }  // drawn again: the last error is past
       judgeAgain(body);  // content that widened may now scroll sideways, or fit
       drawnSinceNewest = true;
       hideBusy();
@@ -95,12 +106,14 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
     client.cancel(ch);
   };
   const ctx = {
-    // a step may run side jobs on channels of its own: they are named within this figure's
+    // a step may run side jobs on channels of its own: they are named within this figure's.
+    // cache: false for a run whose answer depends on more than its parameters (a streamed
+    // training run continues the worker's trainer: after a reset, the same request must train again)
     run: (name, params, opts = {}) => {
       const ch = opts.channel ? `${channel}/${opts.channel}` : channel;
       if (opts.channel) sideChannels.add(ch);
-      const key = `${name} ${JSON.stringify(params)}`;
-      if (last.get(ch)?.key === key) {
+      const key = `${name} ${JSON.stringify(params)}`, cache = opts.cache !== false;
+      if (cache && last.get(ch)?.key === key) {
         if (pending.has(ch)) drop(ch);  // an older request must not draw over this
         return Promise.resolve(last.get(ch).result);
       }
@@ -110,7 +123,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
       if (pending.has(ch)) pending.get(ch).dropped = true;
       pending.set(ch, request);
       const settle = () => { if (pending.get(ch) === request) pending.delete(ch); };
-      return client.run(name, params, { ...opts, channel: ch,
+      return client.run(name, params, { onProgress: opts.onProgress, worker: opts.worker, channel: ch,
         onTiming: (ms) => {
           if (request.dropped) return;
           resolvedAt = performance.now();
@@ -119,7 +132,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
           timing.textContent = `Computed in ${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms by the engine.`;
         } }).then((result) => {
         settle();
-        if (result !== null) last.set(ch, { key, result });
+        if (result !== null && cache) last.set(ch, { key, result });
         return request.dropped ? null : result;
       }, (err) => {
         settle();
@@ -149,16 +162,22 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
     } catch (err) {
       hideBusy();
       fig.dataset.state = 'error';
-      showNotes([`The engine reported an error: ${err.message}`]);
+      errorNote = `The engine reported an error: ${err.message}`;
+      showNotes();
     } finally {
       inFlight--;
       if (inFlight === 0 && drawnSinceNewest && fig.dataset.state === 'computing') settle();
     }
   };
 
+  // A change is reported with its own values, and not at all if newer values came meanwhile (a
+  // change, or back/forward through apply): reporting the newest instead, after a run, recorded
+  // back's values as a new history entry and threw the forward ones away.
+  let changes = 0;
   const controls = renderControls(controlsEl, step.params, current, (next) => {
     current = next;
-    const report = () => whenIdle(() => onChange(current), { timeout: 250, fallback: 16 });
+    const change = ++changes;
+    const report = () => whenIdle(() => { if (change === changes) onChange(next); }, { timeout: 250, fallback: 16 });
     if (view) update().then(report); else report();
   });
 
@@ -169,7 +188,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
   };
   // a figure whose room changed (a window resized, a tablet turned) draws its plots again at their
   // new widths, from the results it has; a run still going draws at the new room when it ends
-  watchRoom(body, () => {
+  const unwatchRoom = watchRoom(body, () => {
     figure.layout++;
     if (view && fig.dataset.state === 'ready') update();
   });
@@ -183,9 +202,19 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
     // new values from outside (back/forward, an attribute): the controls follow, the figure redraws
     apply(next, nextNotes = []) {
       current = next;
+      changes++;  // a change not yet reported is not reported now
       controls.set(next);
-      showNotes(nextNotes);
+      paramNotes = nextNotes;
+      errorNote = null;
+      showNotes();
       if (view) update();
+    },
+    // the figure is gone (an element taken out of its page): its runs stop, its watchers end
+    dispose() {
+      for (const ch of [channel, ...sideChannels]) drop(ch);
+      hideBusy();
+      observer.disconnect();
+      unwatchRoom();
     },
   };
 }

@@ -82,7 +82,7 @@ function step(engine, channel, run) {
     if (!run.it) {
       const experiment = experiments[run.name];
       if (!experiment) throw new Error(`worker: unknown experiment ${JSON.stringify(run.name)}`);
-      run.it = experiment(engine, run.params);
+      run.it = experiment(engine, run.params, { channel });  // (a trainer is kept per channel)
       run.ms = 0;
     }
     const s = run.it.next();

@@ -378,6 +378,23 @@ describe('on another origin', () => {
     await bare.close();
   }, 60000);
 
+  it('<attnlab-step> taken out of the page while it computes stops its run; put back, it computes again', async () => {
+    // (its run went on in the shared worker, taking turns from the other figures', for seconds)
+    const { page, errors, close } = await openHost(`<script type="module" src="${h.base}attnlab-step.js"></script>
+      <attnlab-step id="e" step="dot-variance" dk="4096" count="100000" hide="prose"></attnlab-step>`);
+    const state = () => page.$eval('#e', (e) => e.shadowRoot?.querySelector('figure.live')?.dataset.state);
+    await expect.poll(state, { timeout: 30000 }).toBe('computing');
+    const posted = () => page.evaluate(() => performance.getEntriesByName('attnlab:posted').length);
+    const before = await posted();
+    const element = await page.$eval('#e', (e) => { window.kept = e; e.remove(); return e.isConnected; });
+    expect(element).toBe(false);
+    await expect.poll(posted).toBeGreaterThan(before);  // the cancel of its channels
+    await page.evaluate(() => { window.kept.setAttribute('count', '1000'); window.kept.setAttribute('dk', '16'); document.body.append(window.kept); });
+    await expect.poll(state, { timeout: 30000 }).toBe('ready');
+    expect(errors).toEqual([]);
+    await close();
+  }, 60000);
+
   it('<attnlab-step> loaded from another origin than the course page computes (its worker starts through the CORS fallback)', async () => {
     const { page, errors, close } = await openHost(`<script type="module" src="${h.base}attnlab-step.js"></script>
       <h1>Week 6</h1><attnlab-step id="e" step="dot-variance" dk="16" count="1000" hide="prose"></attnlab-step>`);

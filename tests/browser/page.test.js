@@ -128,11 +128,48 @@ describe('the page', () => {
     await close();
   });
 
-  it('a long run shows progress and can be stopped', async () => {
+  it('back while a change is still computing keeps the forward history', async () => {
+    // (the change's report, after its run, wrote back's values as a new entry, and forward was gone)
+    const { page, errors, close } = await h.open();
+    await page.locator('#dot-variance figure.live').scrollIntoViewIfNeeded();
+    await waitForUpdates(page, 'dot-variance', 1);
+    const set = (name, to) => page.$eval(`#dot-variance [data-param="${name}"]`, (e, v) => {
+      e.value = v === 'max' ? e.max : v;
+      e.dispatchEvent(new Event('input', { bubbles: true }));
+    }, to);
+    await set('dk', 'max');
+    await page.waitForFunction(() => location.search.includes('dk=4096'));
+    await page.waitForTimeout(1200);                   // a pause ends the gesture
+    await set('count', 'max');                         // a long run…
+    await page.goBack();                               // …and back while it computes
+    await page.waitForFunction(() => location.search === '');
+    await page.waitForTimeout(2000);
+    expect(await page.evaluate(() => location.search)).toBe('');
+    await page.goForward();
+    await page.waitForFunction(() => location.search.includes('dk=4096'));
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('a long run shows progress and can be stopped, from the keyboard too, and a control moved after computes again', async () => {
     const { page, errors, close } = await h.open('?step=dot-variance&dk=4096&count=100000');
     await page.waitForSelector('#dot-variance .busy:not([hidden])', { timeout: 20000 });
-    await page.click('#dot-variance .busy button');
+    await page.focus('#dot-variance .busy button');
+    await page.keyboard.press('Enter');
     expect(await page.getAttribute('#dot-variance figure.live', 'data-state')).toBe('stopped');
+    // the button hides: the keyboard's focus goes to the figure's first control, not to the page's start
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-param'))).toBe('dk');
+    await page.keyboard.press('Home');  // d_k = 1: a control moved after Stop computes again
+    await waitForUpdates(page, 'dot-variance', 1);
+    expect(await page.getAttribute('#dot-variance figure.live', 'data-state')).toBe('ready');
+    // stopped before its sweep was in, the figure still draws on the next change with the same
+    // seed (the stopped sweep was kept as the seed's answer, null, and every later update drew nothing)
+    await page.goto(h.base + '?step=dot-variance&dk=1024&count=100000&seed=9');
+    await page.waitForFunction(() => document.querySelector('#dot-variance figure.live')?.dataset.state === 'computing');
+    await page.$eval('#dot-variance .busy button', (b) => b.click());  // at once: the sweep is still on its way
+    await page.$eval('#dot-variance [data-param="dk"]', (e) => { e.value = '0'; e.dispatchEvent(new Event('input', { bubbles: true })); });
+    await waitForUpdates(page, 'dot-variance', 1);
+    expect(await page.getAttribute('#dot-variance figure.live', 'data-state')).toBe('ready');
     // the engine is free again: a small request completes
     await page.goto(h.base + '?step=dot-variance&dk=8&count=500');
     await waitForUpdates(page, 'dot-variance', 1);

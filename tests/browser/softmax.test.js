@@ -93,6 +93,20 @@ for (const id of Object.keys(CONTROLS)) {
 }
 
 describe('the source texts’ numbers are shown next to computed ones', () => {
+  it('vanishing-gradients: a peaked row’s ‖J‖ far below 10⁻¹² is shown with its exponent, not as the one-hot 0', async () => {
+    const { page, errors, close } = await h.open('?step=vanishing-gradients&dk=4096&n=64&rows=32');
+    await page.locator('#vanishing-gradients figure.live').scrollIntoViewIfNeeded();
+    await waitForUpdates(page, 'vanishing-gradients', 1);
+    const cells = await page.$$eval('#vanishing-gradients table.readout tbody tr', (trs) => trs
+      .filter((tr) => ['‖J‖', 'largest |Jᵢⱼ|'].includes(tr.cells[0].textContent)).map((tr) => tr.cells[1].textContent));
+    expect(cells.length).toBeGreaterThan(0);
+    const tiny = cells.filter((c) => /×10⁻[⁰¹²³⁴⁵⁶⁷⁸⁹]+$/.test(c) && num(c) < 1e-12);
+    expect(tiny.length, cells.join(' | ')).toBeGreaterThan(0);  // seed 1's query 1 at d_k = 4096: ~10⁻⁴³
+    for (const c of tiny) expect(num(c)).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it('softmax-saturation: each key’s two bars stand at its place, as tall as its weights in the table, drawn and moved', async () => {
     const { page, errors, close } = await openStep('softmax-saturation');
     const check = async () => {

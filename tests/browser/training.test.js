@@ -65,6 +65,21 @@ describe('training-ablation in Chromium', () => {
     await close();
   });
 
+  it('play right after a reset trains the run again, to the same numbers', async () => {
+    // (the same request as the run just played was answered from the figure's last result, the
+    // run's last chunk, which continues nothing: it stayed at step 0)
+    const { page, errors, close } = await h.open(`?step=${ID}`);
+    await waitForUpdates(page, ID, 1);
+    const played = await tableRows(page);
+    await page.click(`#${ID} .training-toolbar button:text("Reset")`);
+    expect(await status(page)).toBe('step 0 of 300');
+    await page.click(`#${ID} .training-toolbar button:text("Play")`);
+    await page.waitForFunction((id) => document.querySelector(`#${id} .training-status`)?.textContent === 'step 300 of 300', ID, { timeout: 60000 });
+    expect(await tableRows(page)).toEqual(played);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it('the steps control shows a prefix of the same run when moved down, and trains only the new steps when moved up', async () => {
     const fresh = async (steps) => {
       const ref = await h.open(`?step=${ID}&dk=32&steps=${steps}`);

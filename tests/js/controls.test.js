@@ -25,6 +25,13 @@ describe('a step’s parameters from the URL', () => {
     expect(parse('dk=130').values.dk).toBe(256);
   });
 
+  it('names the nearest value as its control writes it', () => {
+    // (temperature's τ: the note said "using the nearest, 1.4142135623730951" for tau=1.41)
+    const tau = { tau: { kind: 'stops', values: [1, Math.SQRT2, 2], default: 1, label: 'τ', format: (v) => (v === Math.SQRT2 ? '√2' : String(v)) } };
+    expect(parseParams(tau, new URLSearchParams('tau=1.41'))).toEqual({ values: { tau: Math.SQRT2 },
+      notes: ['tau: 1.41 is not one of the control’s values; using the nearest, √2'] });
+  });
+
   it('clamps and rounds an integer into the field’s range, and says so', () => {
     expect(parse('seed=-5')).toEqual({ values: { dk: 64, seed: 0, mask: 'off' }, notes: ['seed: -5 is not one of the control’s values; using the nearest, 0'] });
     expect(parse('seed=1e9').values.seed).toBe(1000);

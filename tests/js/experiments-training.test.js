@@ -42,6 +42,23 @@ describe('training-ablation: the worker streams the engine’s trainer', () => {
     expect(result.config.dk).toBe(64);
   });
 
+  it('two figures training at once (two channels, their chunks interleaved) each get the curves of an uninterrupted run', () => {
+    // (one trainer for the whole worker: the second figure's run disposed the first's mid-run)
+    const configB = { ...config, dk: 32, seed: 4 };
+    const runs = { a: trainingRun(engine, { config, from: 0, to: 60 }, { channel: 'a' }),
+      b: trainingRun(engine, { config: configB, from: 0, to: 60 }, { channel: 'b' }) };
+    const got = { a: [], b: [] }, open = new Set(['a', 'b']);
+    while (open.size) for (const ch of [...open]) {  // one chunk each in turn, as the worker runs them
+      const s = runs[ch].next();
+      const chunk = s.done ? s.value : s.value.partial;
+      if (chunk) got[ch].push(...chunk.variants.none.loss);
+      if (s.done) open.delete(ch);
+    }
+    const whole = (c) => { const t = engine.createTrainer(c); const v = [...t.step(60).variants.none.loss]; t.dispose(); return v; };
+    expect(got.a).toEqual(whole(config));
+    expect(got.b).toEqual(whole(configB));
+  });
+
   it('a run with nothing to train (from = to) streams nothing and returns the curves from that step on', () => {
     streamed(trainingRun(engine, { config, from: 0, to: 30 }));
     const { result, progress } = drain(trainingRun(engine, { config, from: 30, to: 30 }));

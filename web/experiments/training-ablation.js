@@ -6,21 +6,33 @@
 // Steps per chunk: about 10–40 ms of training at the default size in wasm SIMD.
 const CHUNK_STEPS = 10;
 
-// The live trainer: one per worker (one engine), kept between runs so that pausing (which
-// supersedes the run) and playing again continue where training stopped.
-let live = null;  // { engine, key, trainer }
+// The live trainers: one per channel (a figure; the worker runs one request per channel at a
+// time), kept between runs so that pausing (which supersedes the run) and playing again continue
+// where training stopped. One for the whole worker made two training figures (two
+// <attnlab-step> elements) dispose each other's trainer mid-run. The least recently used beyond
+// MAX_LIVE are disposed: figures gone from the page.
+const MAX_LIVE = 8;
+const live = new Map();  // channel → { engine, key, trainer }, least recently used first
 
 const configKey = (config) => JSON.stringify(Object.entries(config).sort());
 
-// A trainer for `config` at step `from`: the live one when it fits, else a new one (or a reset
-// one) fast-forwarded. Same seed, same curves: a replay gives exactly the points it had.
-function* trainerAt(engine, config, from) {
+// A trainer for `config` at step `from`: the channel's live one when it fits, else a new one (or a
+// reset one) fast-forwarded. Same seed, same curves: a replay gives exactly the points it had.
+function* trainerAt(engine, config, from, channel) {
   const key = configKey(config);
-  if (live?.engine !== engine || live.key !== key) {
-    if (live?.engine === engine) live.trainer.dispose();
-    live = { engine, key, trainer: engine.createTrainer(config) };
+  let entry = live.get(channel);
+  live.delete(channel);
+  if (entry?.engine !== engine || entry.key !== key) {
+    if (entry?.engine === engine) entry.trainer.dispose();
+    entry = { engine, key, trainer: engine.createTrainer(config) };
   }
-  const t = live.trainer;
+  live.set(channel, entry);
+  for (const [ch, old] of live) {
+    if (live.size <= MAX_LIVE) break;
+    if (old.engine === engine) old.trainer.dispose();
+    live.delete(ch);
+  }
+  const t = entry.trainer;
   if (t.steps > from) t.reset();
   while (t.steps < from) {
     t.step(Math.min(CHUNK_STEPS * 4, from - t.steps));
@@ -32,8 +44,9 @@ function* trainerAt(engine, config, from) {
 // Trains from step `from` to step `to` and streams the new points: each yield's `partial` is
 // { step, from, variants: { name: { loss, accuracy, entropy, gradNorm, scale } } } for its chunk.
 // Returns the last chunk (or an empty one when from = to) with the trainer's config.
-export function* trainingRun(engine, { config, from = 0, to }) {
-  const t = yield* trainerAt(engine, config, from);
+// `channel`: the worker's (web/worker.js), whose trainer this run continues.
+export function* trainingRun(engine, { config, from = 0, to }, { channel = '' } = {}) {
+  const t = yield* trainerAt(engine, config, from, channel);
   let last = null;  // the chunk the last step returned; with none to train, the curves from `from` on
   while (t.steps < to) {
     last = t.step(Math.min(CHUNK_STEPS, to - t.steps));

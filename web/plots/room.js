@@ -53,9 +53,11 @@ const observer = globalThis.ResizeObserver && new ResizeObserver((entries) => {
   }
 });
 
+// Returns the end of the watch (a figure disposed of).
 export function watchRoom(body, redraw) {
   rooms.set(body, { room: 0, used: 0, wanted: 0, redraw, timer: 0 });
   observer?.observe(body);
+  return () => { observer?.unobserve(body); clearTimeout(rooms.get(body)?.timer); rooms.delete(body); };
 }
 
 export function drawIn(container, build) {

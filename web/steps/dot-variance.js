@@ -93,15 +93,17 @@ export function mount(figure, { run }) {
     async update({ dk, count, seed }) {
       if (sweepFor?.seed !== seed) {
         progress.sweep = 0;
-        sweepFor = {
-          seed,
-          result: run('dotVarianceSweep', { seed }, {
-            channel: `${id}:sweep`, worker: true, onProgress: (p) => { progress.sweep = p; report(); },
-          }).then(
-            (r) => { progress.sweep = 1; return r; },
-            (err) => { sweepFor = null; throw err; },  // let the next update retry
-          ),
-        };
+        // stopped (null) or failed, the sweep is asked for again by the next update, rather than
+        // kept as the seed's answer: every later update would have found it null and drawn nothing
+        const entry = { seed, result: null };
+        const forget = () => { if (sweepFor === entry) sweepFor = null; };
+        entry.result = run('dotVarianceSweep', { seed }, {
+          channel: `${id}:sweep`, worker: true, onProgress: (p) => { progress.sweep = p; report(); },
+        }).then(
+          (r) => { if (r === null) forget(); else progress.sweep = 1; return r; },
+          (err) => { forget(); throw err; },
+        );
+        sweepFor = entry;
       }
       progress.main = 0;
       const [r, sweep] = await Promise.all([

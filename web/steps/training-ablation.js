@@ -166,7 +166,10 @@ export function mount(figure, { run, cancel }) {
     at = trained;
     draw();
     let frame = 0, raf = 0, drawn = false;
+    // (cache: false: after a reset the same request must train again; its last answer is only
+    // the last chunk)
     const r = await run('trainingRun', { config, from: trained, to }, {
+      cache: false,
       onProgress: (p, chunk) => {
         // after a pause the chunks already on their way are dropped: training stops where the
         // curves stop (the worker's trainer rewinds to that step when play resumes)

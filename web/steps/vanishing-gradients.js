@@ -3,7 +3,7 @@
 import { showSweepCurves } from '../plots/sweep-curves.js';
 import { SERIES_COLORS, niceCeil } from '../plots/style.js';
 import { showHeatmap } from '../plots/heatmap.js';
-import { fmt, fmtInt, fmtInterval, fmtPow } from '../format.js';
+import { fmt, fmtInt, fmtInterval, fmtPow, fmtTiny } from '../format.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, shownTable } from '../readout.js';
 import { DK_TICKS, marker } from './dk-axis.js';
 import { SERIES, SWEEP_PARAMS, list, nonMaxMass, outside, quote, runBoth, sourcesPanel, tex } from './softmax-shared.js';
@@ -70,9 +70,10 @@ export function mount(figure, { run }) {
         [nm, ...Array.from(x.J.subarray(i * n, (i + 1) * n), (v) => fmt(v))]), shownTable(side.plot)));
       fillTable(side.table, ['quantity', `query ${r.query}`, 'uniform weights'], [
         { name: 'largest weight', cells: [fmt(Math.max(...x.p)), fmt(1 / n)] },
-        { name: '‖J‖', cells: [fmt(x.frobenius), `√(n−1)/n = ${fmt(r.uniformNorm)}`] },
-        { name: 'largest |Jᵢⱼ|', cells: [fmt(x.maxAbs), fmt((1 - 1 / n) / n)] },
-        { name: 'mean ‖∂p/∂sⱼ‖, j ≠ max', cells: [fmt(x.nonmaxGrad), fmt(Math.sqrt((n - 1) / n) / n)] },
+        // (fmtTiny: a peaked row's ‖J‖ can be 5.5×10⁻⁴³, which fmt writes as 0, the one-hot value)
+        { name: '‖J‖', cells: [fmtTiny(x.frobenius), `√(n−1)/n = ${fmt(r.uniformNorm)}`] },
+        { name: 'largest |Jᵢⱼ|', cells: [fmtTiny(x.maxAbs), fmt((1 - 1 / n) / n)] },
+        { name: 'mean ‖∂p/∂sⱼ‖, j ≠ max', cells: [fmtTiny(x.nonmaxGrad), fmt(Math.sqrt((n - 1) / n) / n)] },
       ]);
     }
     const m = r.spread.argmax, o = (m + 1) % n, pm = r.spread.p[m], po = r.spread.p[o];
@@ -129,8 +130,8 @@ export function mount(figure, { run }) {
       `scores is J’s first column, ${list(c.gradP1, 2)} from softmaxBackward, and its entries sum to ${fmt(c.gradP1.reduce((a, v) => a + v, 0))}; ` +
       `what training sends to the scores is J times ∂L/∂p. The example itself is healthy, as claimed: its ‖J‖ is ${fmt(c.frobenius, 4)}, ` +
       `about as large as for uniform weights over 4 keys, √3/4 = ${fmt(Math.sqrt(3) / 4, 4)}.`,
-      `A one-hot p = (1, 0, …, 0) over ${h.n} keys has J = 0 exactly: the engine’s largest |Jᵢⱼ| is ${fmt(h.maxAbsJ)}, and softmaxBackward ` +
-      `returns a gradient whose largest entry is ${fmt(h.maxAbsGrad)} for an upstream gradient of norm ${fmt(h.upstreamNorm)}. ` +
+      `A one-hot p = (1, 0, …, 0) over ${h.n} keys has J = 0 exactly: the engine’s largest |Jᵢⱼ| is ${fmtTiny(h.maxAbsJ)}, and softmaxBackward ` +
+      `returns a gradient whose largest entry is ${fmtTiny(h.maxAbsGrad)} for an upstream gradient of norm ${fmt(h.upstreamNorm)}. ` +
       `The forum post’s unscaled row ${quote(h.forum.scores)} is one-hot but for ${fmt(nonMaxMass(h.forum.p), 2)}, ` +
       `and its ‖J‖ is ${fmt(h.forum.frobenius, 2)}.`,
       `In float32, a weight below ${fmtPow(2, -149)} ≈ ${fmtPow('e', Math.log(2 ** -149))} rounds to 0, so a saturated row can be exactly one-hot: without the scale, ` +
@@ -156,12 +157,12 @@ export function mount(figure, { run }) {
         drawn = sweepKey;
       }
       const i = s.dks.indexOf(dk);
-      const J = (k, w = 'mean') => fmt(s.scales[k].jacobianNorm[w][i]);
+      const J = (k, w = 'mean') => fmtTiny(s.scales[k].jacobianNorm[w][i]);
       summary.textContent =
         `At dₖ = ${dk} with ${n} keys and ${fmtInt(rows)} queries (seed ${seed}), the Frobenius norm ‖J‖ averages ${J('none')} without the scale ` +
         `(median ${J('none', 'median')}) and ${J('sqrt')} with it; from dₖ = ${s.slopeFrom} on, the unscaled mean falls as ` +
-        `dₖ to the power ${fmt(s.jacobianSlope, 2)}. Query ${query} shown above${outside(query, rows)}: ‖J‖ = ${fmt(r.peaked.frobenius)} unscaled, ` +
-        `${fmt(r.spread.frobenius)} scaled.`;
+        `dₖ to the power ${fmt(s.jacobianSlope, 2)}. Query ${query} shown above${outside(query, rows)}: ‖J‖ = ${fmtTiny(r.peaked.frobenius)} unscaled, ` +
+        `${fmtTiny(r.spread.frobenius)} scaled.`;
       figure.done();
     },
   };
