@@ -71,6 +71,9 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
   const settle = () => { hideBusy(); fig.dataset.state = 'ready'; };
   const figure = {
     body,
+    // a control's element (its label, input and value), for a step that places it beside its
+    // question (exercises); null if the step has no such parameter
+    control: (name) => controlsEl.querySelector(`[data-param="${name}"]`)?.closest('.control') ?? null,
     // grows when the figure's room changes (plots/room.js): a step that skips redrawing what its
     // last results drew keys that on this too, so its plots are drawn again at their new widths
     layout: 0,

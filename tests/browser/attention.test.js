@@ -120,6 +120,15 @@ describe('full-attention in Chromium', () => {
 });
 
 describe('exercises in Chromium', () => {
+  it('each exercise’s own control sits beside its question; dₖ and the seed stay on top', async () => {
+    const { page, errors, close } = await openStep('exercises');
+    const home = await page.$$eval('#exercises figure.live [data-param]', (els) => els.map((e) =>
+      [e.dataset.param, e.closest('.exercise')?.dataset.exercise ?? 'top']));
+    expect(Object.fromEntries(home)).toEqual({ dk: 'top', seed: 'top', pairs: '1', threshold: '2', peak: '5' });
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it('checks a typed answer against √512 and the measured spread, by keyboard', async () => {
     const { page, errors, close } = await openStep('exercises');
     const input = page.locator('#exercises input[name="exercise-1-answer"]');

@@ -81,7 +81,7 @@ export function mount(figure, { run }) {
   }
   // Each exercise's own controls move next to its question; dₖ and the seed stay on top.
   for (const [name, n] of Object.entries(CONTROL_HOME)) {
-    const control = fig.querySelector(`.controls [data-param="${name}"]`)?.closest('.control');
+    const control = figure.control(name);
     if (control && ex[n]) ex[n].controls.append(control);
   }
   for (const e of Object.values(ex)) if (!e.controls.children.length) e.controls.remove();
