@@ -1,11 +1,12 @@
 // The SIMD build really uses SIMD128: its disassembly (wasm-objdump from Debian's wabt; the
-// modules keep function names via --profiling-funcs) shows f32x4 arithmetic inside each hot
-// kernel, and the scalar build, whose kernels carry the same names, shows none at all.
+// copies in build/wasm/named/ keep function names, via --profiling-funcs) shows f32x4 arithmetic
+// inside each hot kernel, and the scalar build, whose kernels carry the same names, shows none.
 import { describe, it, expect } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const wasmFile = (name) => fileURLToPath(new URL(`../../web/wasm/${name}`, import.meta.url));
+// (the copies that keep their function names: the page's, web/wasm/, are stripped of them)
+const wasmFile = (name) => fileURLToPath(new URL(`../../build/wasm/named/${name}`, import.meta.url));
 
 function disassemble(file) {
   try {
