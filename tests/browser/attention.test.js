@@ -120,6 +120,21 @@ describe('full-attention in Chromium', () => {
 });
 
 describe('exercises in Chromium', () => {
+  it('exercise 2 names the threshold clear of p₁’s points, at t = 0.99 and at t = 0.5', async () => {
+    // (its name sat at the right end, where p₁ runs along the line at t = 0.99)
+    for (const t of ['0.99', '0.5']) {
+      const { page, errors, close } = await openStep('exercises', `&threshold=${t}`);
+      const hits = await page.$eval('#exercises .exercise[data-exercise="2"] svg.attnlab-plot', (svg, name) => {
+        const label = [...svg.querySelectorAll('text')].find((x) => x.textContent === name).getBoundingClientRect();
+        const dots = [...svg.querySelectorAll('g[aria-label="dot"] circle')].map((c) => c.getBoundingClientRect());
+        return dots.filter((d) => d.right > label.left && d.left < label.right && d.bottom > label.top && d.top < label.bottom).length;
+      }, `t = ${t}`);
+      expect(hits, `t = ${t}`).toBe(0);
+      expect(errors).toEqual([]);
+      await close();
+    }
+  });
+
   it('each exercise’s own control sits beside its question; dₖ and the seed stay on top', async () => {
     const { page, errors, close } = await openStep('exercises');
     const home = await page.$$eval('#exercises figure.live [data-param]', (els) => els.map((e) =>

@@ -183,7 +183,9 @@ export function mount(figure, { run }) {
       const c = r.crossings.find((cr) => cr.t === threshold);
       showSweepCurves(e2.plot, {
         series: [{ name: 'p₁ (the logit x)', points: pts(r.p1) }, { name: 'p₂ = p₃ = p₄ (the zeros)', points: pts(r.rest) }],
-        refs: [{ name: `t = ${threshold}`, y: threshold }], marker: c.x === null ? undefined : { x: c.x, label: `x = ${fmt(c.x, 3)}` },
+        // t's name at the end where p₁ is farther from the line (at t = 0.99, p₁ runs along it on
+        // the right; at t = 0.5 it crosses it on the left)
+        refs: [{ name: `t = ${threshold}`, y: threshold, left: Math.abs(r.p1[0] - threshold) > Math.abs(r.p1.at(-1) - threshold) }], marker: c.x === null ? undefined : { x: c.x, label: `x = ${fmt(c.x, 3)}` },
         xLog: false, xLabel: 'x', yLabel: 'weight', yDomain: [0, 1], width: 640, height: 260,
         ariaLabel: `The four weights of softmax(x, 0, 0, 0) for x from 0 to ${r.xMax}, with the threshold ${threshold}`,
       });
