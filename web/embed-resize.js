@@ -9,8 +9,11 @@
 //     Until the host has answered, each change says hello again (the host's script may load after
 //     ours), and the host's own {action: 'ready'} is answered with hello, as H5P content does.
 //     The first hello back starts the prepareResize rounds; the host's answers to the other
-//     hellos then (one per change before it answered) change nothing, where each of them used
-//     to ask for room again at the same height. A 'ready' is a new host: its hello is awaited.
+//     hellos then (one per change before it answered) change nothing, and a height already asked
+//     for is not asked for again (the hello's answer may measure a new height before the resize
+//     observer reports it): each used to ask for room again at the same height. Only the host's
+//     own 'resize' (its window changed) asks again at one height. A 'ready' is a new host: its
+//     hello is awaited, and every height is new to it.
 // Messages go to `targetOrigin` ('*' unless the embed URL names the host's origin: a height is no
 // secret). The only messages accepted are the host's H5P answers (ready, hello, resizePrepared,
 // resize), from the parent window (and from targetOrigin, when one is named); all else is ignored.
@@ -18,13 +21,18 @@ export function startAutoHeight({ target = window.parent, targetOrigin = '*', pr
   measure = () => Math.ceil(document.documentElement.getBoundingClientRect().height) } = {}) {
   if (!target || target === window) return () => {};
   const on = new Set(protocols);
-  let h5pFriendly = false, last = -1;
+  let h5pFriendly = false, last = -1, lastAsked = -1;
   const post = (message) => target.postMessage(message, targetOrigin);
   const h5p = (action, data = {}) => post({ context: 'h5p', action, ...data });
-  // H5P: ask the host to make room (or, until it has answered, say hello)
-  const h5pChanged = () => (h5pFriendly
-    ? h5p('prepareResize', { scrollHeight: measure(), clientHeight: window.innerHeight })
-    : h5p('hello'));
+  // H5P: ask the host to make room for a height not asked for yet (any, `again`), or, until it has
+  // answered, say hello
+  const h5pChanged = (again = false) => {
+    if (!h5pFriendly) { h5p('hello'); return; }
+    const scrollHeight = measure();
+    if (scrollHeight === lastAsked && !again) return;
+    lastAsked = scrollHeight;
+    h5p('prepareResize', { scrollHeight, clientHeight: window.innerHeight });
+  };
 
   const send = () => {
     const height = measure();
@@ -40,9 +48,9 @@ export function startAutoHeight({ target = window.parent, targetOrigin = '*', pr
     if (targetOrigin !== '*' && event.origin !== targetOrigin) return;
     const d = event.data;
     if (d === null || typeof d !== 'object' || d.context !== 'h5p') return;
-    if (d.action === 'ready') { h5pFriendly = false; h5p('hello'); }  // the host's resizer loaded late
+    if (d.action === 'ready') { h5pFriendly = false; lastAsked = -1; h5p('hello'); }  // the host's resizer loaded late
     else if (d.action === 'hello') { if (!h5pFriendly) { h5pFriendly = true; h5pChanged(); } }
-    else if (d.action === 'resize' && h5pFriendly) h5pChanged();   // the host's window was resized
+    else if (d.action === 'resize' && h5pFriendly) h5pChanged(true);  // the host's window was resized
     else if (d.action === 'resizePrepared' && h5pFriendly) h5p('resize', { scrollHeight: measure() });
   };
   addEventListener('message', onMessage);
