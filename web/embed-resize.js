@@ -8,10 +8,10 @@
 //     prepareResize {scrollHeight, clientHeight} → host answers resizePrepared → resize {scrollHeight}.
 //     Until the host has answered, each change says hello again (the host's script may load after
 //     ours), and the host's own {action: 'ready'} is answered with hello, as H5P content does.
-//     The first hello back starts the prepareResize rounds; the host's answers to the other
-//     hellos then (one per change before it answered) change nothing, and a height already asked
-//     for is not asked for again (the hello's answer may measure a new height before the resize
-//     observer reports it): each used to ask for room again at the same height. Only the host's
+//     A hello back starts the prepareResize rounds. A height already asked for is not asked for
+//     again, so the host's answers to the other hellos (one per change before it answered) and the
+//     resize observer's report of a height a hello's answer measured first change nothing: each
+//     used to ask for room again at the same height. Only the host's
 //     own 'resize' (its window changed) asks again at one height. A 'ready' is a new host: its
 //     hello is awaited, and every height is new to it.
 // Messages go to `targetOrigin` ('*' unless the embed URL names the host's origin: a height is no
@@ -49,7 +49,7 @@ export function startAutoHeight({ target = window.parent, targetOrigin = '*', pr
     const d = event.data;
     if (d === null || typeof d !== 'object' || d.context !== 'h5p') return;
     if (d.action === 'ready') { h5pFriendly = false; lastAsked = -1; h5p('hello'); }  // the host's resizer loaded late
-    else if (d.action === 'hello') { if (!h5pFriendly) { h5pFriendly = true; h5pChanged(); } }
+    else if (d.action === 'hello') { h5pFriendly = true; h5pChanged(); }  // a height asked for already is not asked again
     else if (d.action === 'resize' && h5pFriendly) h5pChanged(true);  // the host's window was resized
     else if (d.action === 'resizePrepared' && h5pFriendly) h5p('resize', { scrollHeight: measure() });
   };
