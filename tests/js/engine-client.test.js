@@ -69,6 +69,20 @@ describe('engine-client', () => {
     for (let i = 0; i < 6; i++) await c.run('trap', {}).catch(() => {});
     expect(heard).toEqual([true, true, true, true, true, false]);
     await expect(c.run('ok', {})).rejects.toMatchObject({ code: 'ENGINE_DOWN' });
+    // a cancel then has nothing to stop: it settles quietly, for callers that never await it
+    await expect(c.cancel('ok')).resolves.toBeNull();
+  });
+
+  it('a cancel while the engine restarts settles with null, not a rejection no one handles', async () => {
+    FakeWorker.made = [];
+    const c = connectEngine({ start });
+    await c.ready;
+    const inFlight = c.run('never', {}, { channel: 'a' });
+    FakeWorker.made[0].terminated = true;  // the worker dies before it answers the cancel
+    const cancelled = c.cancel('a');
+    FakeWorker.made[0].onerror({ message: 'boom' });
+    await expect(inFlight).rejects.toThrow(/boom/);
+    await expect(cancelled).resolves.toBeNull();
   });
 });
 
