@@ -45,8 +45,9 @@ export function subscriptSvg(svg) {
   if (!hasSubscript(svg.textContent)) return;
   for (const t of svg.querySelectorAll('text')) {
     for (const node of [...t.childNodes]) {
-      if (node.nodeType !== Node.TEXT_NODE || !hasSubscript(node.data)) continue;
-      node.replaceWith(...subscriptRuns(node.data).flatMap((p, i) => {
+      const runs = node.nodeType === Node.TEXT_NODE && node.data.includes('_') ? subscriptRuns(node.data) : [];
+      if (runs.length < 2) continue;
+      node.replaceWith(...runs.flatMap((p, i) => {
         if (i % 2) return [tspan(p, { dy: '0.3em', 'font-size': '0.8em' })];
         if (!p) return [];
         return i ? [tspan(p, { dy: '-0.24em' })] : [p];

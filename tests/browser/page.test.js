@@ -177,6 +177,31 @@ describe('the page', () => {
     await close();
   });
 
+  it('an engine error is said in the figure, beside nothing else, until a run succeeds again', async () => {
+    // the worker's first setup request is spoiled on its way (d_k = −1), as a fault of the engine
+    const context = await h.browser.newContext({ viewport: { width: 1200, height: 900 } });
+    const page = await context.newPage();
+    await page.addInitScript(() => {
+      const post = Worker.prototype.postMessage;
+      let spoiled = false;
+      Worker.prototype.postMessage = function (msg, ...rest) {
+        if (!spoiled && msg?.name === 'setupScores') { spoiled = true; msg = { ...msg, params: { ...msg.params, dk: -1 } }; }
+        return post.call(this, msg, ...rest);
+      };
+    });
+    await page.goto(h.base + '?step=setup&seed=1');
+    await page.waitForFunction(() => document.querySelector('#setup figure.live')?.dataset.state === 'error', null, { timeout: 30000 });
+    const note = page.locator('#setup figure.live > p.note');
+    expect(await note.textContent()).toMatch(/^The engine reported an error: sampleEntries: count must be at least 1, got -3$/);
+    expect(await note.isVisible()).toBe(true);
+    await page.fill('#setup input[name="seed"]', '2');
+    await page.dispatchEvent('#setup input[name="seed"]', 'change');
+    await waitForUpdates(page, 'setup', 1);
+    expect(await note.isHidden()).toBe(true);
+    expect(await note.textContent()).toBe('');
+    await context.close();
+  });
+
   it('the progress bar appears only once a run has lasted 150 ms: a quick recomputation does not flash it', async () => {
     // A new seed reruns the sweep, which reports progress after each of its 13 points. Returns when
     // the bar first showed (null: never) and when the redraw was done, in ms from the change.
