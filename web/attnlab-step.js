@@ -55,11 +55,15 @@ class AttnlabStep extends HTMLElement {
   }
 
   // Taken out of the page: its runs stop (they held the shared worker), its watchers end; put back,
-  // it renders again.
+  // it renders again. Moved (taken out and put back in one task, as a course page reordering its
+  // elements does), it keeps its figure: the disposal waits for the task's microtasks.
   disconnectedCallback() {
-    this.#figure?.dispose();
-    this.#figure = null;
-    this.#step = null;
+    queueMicrotask(() => {
+      if (this.isConnected) return;
+      this.#figure?.dispose();
+      this.#figure = null;
+      this.#step = null;
+    });
   }
 
   attributeChangedCallback(name, before, after) {

@@ -395,6 +395,27 @@ describe('on another origin', () => {
     await close();
   }, 60000);
 
+  it('<attnlab-step> moved within the page keeps its figure: nothing is computed again, and it stays live', async () => {
+    const { page, errors, close } = await openHost(`<script type="module" src="${h.base}attnlab-step.js"></script>
+      <div id="a"><attnlab-step id="e" step="setup" dk="8" hide="prose"></attnlab-step></div><div id="b"></div>`);
+    await ready(page.locator('#e'));
+    const look = () => page.$eval('#e', (e) => {
+      const f = e.shadowRoot.querySelector('figure.live');
+      return { updates: f.dataset.updates, marked: f.dataset.marked, parent: e.parentElement.id };
+    });
+    await page.$eval('#e', (e) => { e.shadowRoot.querySelector('figure.live').dataset.marked = 'yes'; });
+    const posted = () => page.evaluate(() => performance.getEntriesByName('attnlab:posted').length);
+    const [before, sent] = [await look(), await posted()];
+    await page.$eval('#e', (e) => document.querySelector('#b').append(e));  // out and back in, in one task
+    await page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
+    expect(await look()).toEqual({ ...before, parent: 'b' });  // the same figure, not drawn again
+    expect(await posted()).toBe(sent);                           // no cancel, no new run
+    await page.$eval('#e', (e) => e.setAttribute('dk', '16'));   // still live
+    await expect.poll(async () => (await look()).updates).toBe(String(Number(before.updates) + 1));
+    expect(errors).toEqual([]);
+    await close();
+  }, 60000);
+
   it('<attnlab-step> loaded from another origin than the course page computes (its worker starts through the CORS fallback)', async () => {
     const { page, errors, close } = await openHost(`<script type="module" src="${h.base}attnlab-step.js"></script>
       <h1>Week 6</h1><attnlab-step id="e" step="dot-variance" dk="16" count="1000" hide="prose"></attnlab-step>`);
