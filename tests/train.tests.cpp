@@ -256,3 +256,41 @@ TEST_CASE("at d_k = 16 every variant learns the task within 200 steps, the unsca
     CHECK(acc > 0.9);
   }
 }
+
+// The scale enters the update as well as the forward pass: the gradient reaching W_Q and W_K is
+// α times the gradient at the scores, and an SGD step moves a score by about α²·lr·(…). So with
+// SGD the unscaled run is also a run whose scores take d_k times larger steps than the 1/√d_k
+// run's: at a small learning rate that is what it needs.
+TEST_CASE("with SGD the scale also sets how far a step moves the scores: at d_k = 128 and learning rate 0.01 the unscaled run learns the task first",
+          "[training-ablation][eq:training-ablation]") {
+  TrainConfig c = claim_config(128);
+  c.optimizer = Optimizer::sgd;
+  c.lr = 0.01;
+  Trainer t(c);
+  t.step(300);
+  const Curves& scaled = t.curves(Scaling::inv_sqrt_dk);
+  const Curves& none = t.curves(Scaling::none);
+  // measured at seed 1: loss 0.13 against 1.92, accuracy 0.99 against 0.32
+  CHECK(mean(none.loss, 270, 300) < 0.5 * mean(scaled.loss, 270, 300));
+  CHECK(mean(none.accuracy, 270, 300) > mean(scaled.accuracy, 270, 300) + 0.3);
+}
+
+// What the scale buys is a learning rate that serves every d_k: the scores start at unit variance
+// whatever d_k, and an SGD step moves them by about lr·(…) whatever d_k.
+TEST_CASE("with SGD at one learning rate (0.1) the 1/√d_k run learns the task at d_k = 16 and at 256; the unscaled run does not at 256",
+          "[training-ablation][eq:training-ablation]") {
+  for (std::size_t dk : {16, 256}) {
+    TrainConfig c = claim_config(dk);
+    c.optimizer = Optimizer::sgd;
+    c.lr = 0.1;
+    Trainer t(c);
+    t.step(300);
+    const Curves& scaled = t.curves(Scaling::inv_sqrt_dk);
+    const Curves& none = t.curves(Scaling::none);
+    INFO("d_k = " << dk);
+    // measured at seed 1: accuracy 0.93 at d_k = 16, 1.00 at 256; unscaled 0.80 and 0.14
+    CHECK(mean(scaled.accuracy, 270, 300) > 0.9);
+    CHECK(mean(none.loss, 270, 300) > 2 * mean(scaled.loss, 270, 300));
+    if (dk == 256) CHECK(mean(none.accuracy, 270, 300) < 0.5);
+  }
+}

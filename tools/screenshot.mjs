@@ -1,5 +1,6 @@
 // Screenshots of the built page in headless Chromium, for looking at what we ship.
-//   node tools/screenshot.mjs [query] [out.png] [--dark] [--width=1200] [--selector=CSS]
+//   node tools/screenshot.mjs [query] [out.png] [--dark] [--width=1200] [--selector=CSS] [--open=CSS]
+// --open: the <details> elements it matches are opened first (an exercise's answer, a data table).
 // Serves dist/ (or $ATTNLAB_DIST) with Vite's preview server on a free port, waits until every live figure is ready.
 import { preview } from 'vite';
 import { chromium } from 'playwright-core';
@@ -9,6 +10,7 @@ const flags = new Set(args.filter((a) => a.startsWith('--')));
 const [query = '', out = '/tmp/attnlab.png'] = args.filter((a) => !a.startsWith('--'));
 const width = Number([...flags].find((f) => f.startsWith('--width='))?.slice(8) || 1200);
 const selector = [...flags].find((f) => f.startsWith('--selector='))?.slice(11);
+const open = [...flags].find((f) => f.startsWith('--open='))?.slice(7);
 
 import { resolve } from 'node:path';
 const dist = resolve(process.env.ATTNLAB_DIST || 'dist');  // another build folder, if given
@@ -37,6 +39,7 @@ await page.waitForFunction((sel) => {
 // lay every section out for real: with content-visibility: auto, the sections above the shot
 // change height as they scroll in and out of view, and the element moves under the camera
 await page.addStyleTag({ content: 'main section { content-visibility: visible !important; }' });
+if (open) await page.$$eval(open, (ds) => ds.forEach((d) => { d.open = true; }));
 if (selector) await page.locator(selector).first().screenshot({ path: out });
 else await page.screenshot({ path: out, fullPage: true });
 console.log('wrote', out, 'from', url + query);

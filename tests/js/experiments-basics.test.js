@@ -44,6 +44,20 @@ describe('setup: Q, K and S = QKᵀ', () => {
     expect(c.s).not.toEqual(a.s);
     expect(Array.from(a.k.subarray(0, 12))).not.toEqual(Array.from(a.q));
   });
+
+  it('a larger d_k appends entries to every query and key: the entries shown at the smaller d_k stay', () => {
+    const small = run(setupScores(engine, { dk: 4, seed: 2 }));
+    for (const dk of [5, 8, 64]) {
+      const big = run(setupScores(engine, { dk, seed: 2 }));
+      for (const m of ['q', 'k'])
+        for (let i = 0; i < small[m].length / 4; i++)
+          expect(Array.from(big[m].subarray(i * dk, i * dk + 4))).toEqual(Array.from(small[m].subarray(i * 4, i * 4 + 4)));
+    }
+    // and no two rows share their entries (each has a stream of its own)
+    const rows = [...Array.from({ length: 3 }, (_, i) => small.q.subarray(i * 4, i * 4 + 4)),
+      ...Array.from({ length: 4 }, (_, j) => small.k.subarray(j * 4, j * 4 + 4))].map((r) => Array.from(r).join());
+    expect(new Set(rows).size).toBe(7);
+  });
 });
 
 describe('product-variance: XY for independent entries', () => {

@@ -50,7 +50,7 @@ function colorOf({ values, diverging, domain, dark }) {
     : { type: 'linear', ...(dark ? { interpolate: DARK_SEQUENTIAL } : { scheme: 'blues' }), domain: domain ?? [0, extent] };
   return { color, extent };
 }
-const cellLabel = (v) => (Math.abs(v) < 0.005 ? '0.00' : v.toFixed(2));  // never "-0.00"
+const cellLabel = (v) => (Math.abs(v) < 0.005 ? '0.00' : v.toFixed(2).replace('-', '−'));  // never "−0.00"; a true minus, as the tables write it
 // strong cells are dark on white and light on the dark theme: the label takes the other tone
 const labelFill = (v, extent, dark) => ((Math.abs(v) > 0.6 * extent) !== dark ? 'white' : 'black');
 

@@ -155,12 +155,12 @@ export const CLAIMS = [
   { id: 'same-result', sources: ['002'], step: 'shift-vs-scale', quote: '“Subtracting the maximum prevents overflow while giving the same result”', context: 'for [9.2, −3.1, 8.8, −5.4, 1.2]',
     compute: { op: 'overflow', x: [9.2, -3.1, 8.8, -5.4, 1.2] }, kind: 'test',
     test: (r) => r.naive.every(Number.isFinite) && r.maxDiff < 1e-6, show: (r) => `largest difference from exp(x)/Σexp(x): ${fmt(r.maxDiff)}` },
-  { id: 'grad-one-hot', sources: ['002'], step: 'vanishing-gradients', quote: '“When softmax ≈ [1, 0, 0, ...]: gradients ≈ [0, 0, 0, ...]”', context: '‖J‖_F of the Jacobian at p = (1, 0, 0, 0)',
+  { id: 'grad-one-hot', sources: ['002'], step: 'vanishing-gradients', quote: '“When softmax ≈ [1, 0, 0, ...]: gradients ≈ [0, 0, 0, ...]”', context: '‖J‖ (Frobenius) of the Jacobian at p = (1, 0, 0, 0)',
     compute: { op: 'jacobianNorm', p: [1, 0, 0, 0] }, kind: 'rounding', stated: ['0'] },
   { id: 'grad-healthy', sources: ['002'], step: 'vanishing-gradients', quote: '“[0.3, 0.3, 0.2, 0.2]: gradients ≈ [0.21, 0.21, 0.16, 0.16]”', context: 'the Jacobian’s diagonal ∂pᵢ/∂xᵢ',
     compute: { op: 'jacobian', p: [0.3, 0.3, 0.2, 0.2] }, kind: 'rounding', stated: ['0.21', '0.21', '0.16', '0.16'],
-    note: (r) => `These are only the diagonal entries pᵢ(1 − pᵢ); the off-diagonal ones −pᵢpⱼ reach ${short(r.maxOff)} and each row sums to 0. ` +
-      `The whole matrix has ‖J‖_F = ${fmt(r.norm)}.` },
+    note: (r) => `Right as the Jacobian’s diagonal pᵢ(1 − pᵢ), which is what is checked here; as a gradient they mislead: the off-diagonal entries −pᵢpⱼ reach ${short(r.maxOff)} and each row sums to 0. ` +
+      `The whole matrix has ‖J‖ = ${fmt(r.norm)}.` },
   { id: 'temperature', sources: ['002'], step: 'temperature', quote: '“τ < √d_k: Sharper attention … τ > √d_k: Softer attention”', context: 'τ = ½√dₖ, √dₖ, 2√dₖ at dₖ = 64, eight keys',
     compute: { op: 'temperatureMeans', dk: 64, n: 8, rows: 100 }, kind: 'test',
     test: (r) => r.rows.every((x, i) => i === 0 || (x.maxWeight.mean < r.rows[i - 1].maxWeight.mean && x.entropy.mean > r.rows[i - 1].entropy.mean)),

@@ -7,6 +7,7 @@ import { prefersDark, showHeatmap } from '../plots/heatmap.js';
 import { fmt, fmtInt, fmtInterval, sub, texFixed } from '../format.js';
 import { dataTable, el, fillTable, liveFormula, liveSummary, setTex, show } from '../readout.js';
 import { scrollsSideways } from '../scroll-region.js';
+import { setSubscripted } from '../subscripts.js';
 import './exercises.css';
 
 export const id = 'exercises';
@@ -205,14 +206,17 @@ export function mount(figure, { run }) {
     },
     3(r) {
       const rows = [['unscaled (scale 1)', r.unscaled], [`scaled (1/√${r.dk})`, r.scaled]];
-      fillTable(e3.table, ['', 'max weight', 'entropy (nats)', '‖J‖_F', 'non-max gradient'],
+      fillTable(e3.table, ['', 'max weight', 'entropy (nats)', '‖J‖', 'non-max gradient'],
         rows.map(([name, m]) => ({ name, cells: [pm(m.maxWeight), pm(m.entropy), pm(m.jacobianNorm), pm(m.nonmaxGrad)] })));
-      e3.text.textContent =
+      setSubscripted(e3.text,
         `Means over ${r.rows} random queries against ${r.n} keys at dₖ = ${r.dk} (seed ${r.seed}, ± one standard error). ` +
         `Without the scale the rows put ${fmt(r.unscaled.maxWeight.mean)} of their weight on one key on average; the softmax Jacobian, ` +
         `which carries every gradient to the scores, is ${fmt(r.scaled.jacobianNorm.mean / r.unscaled.jacobianNorm.mean, 3)} times smaller than with it, ` +
         `and the gradient reaching a score that is not the largest is ${fmt(r.scaled.nonmaxGrad.mean / r.unscaled.nonmaxGrad.mean, 3)} times smaller. ` +
-        `So expect the unscaled run to start slower, and more so at larger dₖ: the scores of all but the top key hardly learn until the logits shrink.`;
+        `That slows the unscaled run. But the scale also sets how far each update moves the scores: the gradient reaching W_Q and W_K is ` +
+        `multiplied by it too, so with SGD a step moves a score about ${fmtInt(r.dk)} times (dₖ) farther without the scale than with it. ` +
+        `Which effect wins depends on the learning rate: the unscaled run may stall, or pull ahead and then overshoot. ` +
+        `The 1/√dₖ run starts the same way at every dₖ, so one learning rate serves them all: compare a small and a large dₖ in the training step.`);
     },
     4(r) {
       const keys = Array.from({ length: r.n }, (_, j) => `k${sub(j + 1)}`);
@@ -247,7 +251,7 @@ export function mount(figure, { run }) {
       const cols = ['i \\ j', ...Array.from({ length: r.n }, (_, j) => `j = ${j + 1}`)];
       const asRows = (side, name) => Array.from({ length: r.n }, (_, i) => [`${name} i = ${i + 1}`, ...Array.from(side.jacobian.subarray(i * r.n, (i + 1) * r.n), (v) => fmt(v, 3))]);
       show(e5.data, dataTable('Both Jacobians as a table', cols, [...asRows(r.peaked, 'peaked'), ...asRows(r.uniform, 'uniform')]));
-      fillTable(e5.table, ['', 'largest weight', '‖J‖_F (engine)', 'closed form', 'largest |Jᵢⱼ|'], [
+      fillTable(e5.table, ['', 'largest weight', '‖J‖ (engine)', 'closed form', 'largest |Jᵢⱼ|'], [
         { name: 'peaked', cells: [fmt(r.peaked.p[0], 4), fmt(r.peaked.norm, 4), fmt(r.peaked.closedForm, 4), fmt(r.peaked.maxAbs, 4)] },
         { name: 'uniform', cells: [fmt(r.uniform.p[0], 4), fmt(r.uniform.norm, 4), `√${r.n - 1}/${r.n} = ${fmt(r.uniformTheory, 4)}`, fmt(r.uniform.maxAbs, 4)] },
       ]);

@@ -22,7 +22,7 @@ export function mount(figure, { run }) {
   const varPanel = panel('Variance of the scores against dₖ');
   const maxPanel = panel('Expected largest weight against dₖ');
   const hPanel = panel('Expected entropy against dₖ');
-  const checks = sourcesPanel('The note on “why √dₖ and not dₖ”, checked');
+  const checks = sourcesPanel('Source 003, a note on “why √dₖ and not dₖ”, checked');
   const { say } = checks;
   const summary = liveSummary();
   figure.body.append(formula, one.el, varPanel.el, grid(maxPanel.el, hPanel.el), checks.el, summary);
@@ -102,11 +102,13 @@ export function mount(figure, { run }) {
       `precision at every magnitude, and softmax of tiny logits is as accurate as any other: for query ${r.query} at dₖ = ${r.dk}, ` +
       `float32 softmax of the scores divided by dₖ is within a relative ${fmt(r.scales.dk.relError, 2)} ` +
       `(divided by √dₖ: ${fmt(r.scales.sqrt.relError, 2)}) ` +
-      `of a double-precision reference (unit roundoff ${fmt(r.unitRoundoff, 2)}), and even the weights’ small departures from 1/n ` +
+      `of a double-precision reference (float32’s unit roundoff is ${fmt(r.unitRoundoff, 2)}), and even the weights’ small departures from 1/n ` +
       `are resolved to ${fmt(r.scales.dk.deviationError, 2)} of their size. The cost of dividing by dₖ is statistical, not numerical.`,
       `Nor does dividing by dₖ make the softmax’s own gradient vanish: its Jacobian tends to that of uniform weights, ` +
       `mean Frobenius norm ‖J‖ ${fmt(byDk.jacobianNorm.mean[last])} at dₖ = ${top} against √(n−1)/n = ${fmt(Math.sqrt(s.n - 1) / s.n)}. ` +
-      `What it loses is the contrast between keys, which the scores no longer carry.`,
+      `What it loses is the contrast between keys, which the scores no longer carry. The gradient that goes on to the query and the keys ` +
+      `is another matter: it is the gradient at the scores times the scale, times vectors of length about √dₖ, so with 1/dₖ it shrinks ` +
+      `as 1/√dₖ, where with 1/√dₖ it keeps its size.`,
     ];
     say(lines);
   }

@@ -73,7 +73,7 @@ export function mount(figure, { run }) {
   function drawSources(src, odds) {
     const c = src.course;
     const sc = (x) => fmt(x, 3);
-    fillTable(course, ['course text, dₖ = 64', 'score', 'text says', 'engine', `score ÷ ${c.divisor}`, 'text says', 'engine'], [
+    fillTable(course, ['source 002, dₖ = 64', 'score', 'text says', 'engine', `score ÷ ${c.divisor}`, 'text says', 'engine'], [
       ...c.scores.map((x, j) => ({
         name: `position ${j + 1}`,
         cells: [fmt(x), c.claimed[j].toFixed(3), sc(c.p[j]), fmt(c.scaledScores[j]), c.claimedScaled[j].toFixed(2), sc(c.pScaled[j])],
@@ -92,13 +92,13 @@ export function mount(figure, { run }) {
     if (off(c.claimedScaledSum, 1, 2, c.scores.length)) last[5].classList.add('softmax-off');
     const p = src.peaked, f = src.forum;
     const lines = [
-      `The course text’s unscaled weights are right to within ${fmt(c.error, 2)}. Its scaled weights are not: ` +
+      `The course text’s (source 002) unscaled weights are right to within ${fmt(c.error, 2)}. Its scaled weights are not: ` +
       `they sum to ${fmt(c.claimedScaledSum)}, not 1, and the engine computes ${list(c.pScaled, 3)} ` +
       `(largest error ${fmt(c.errorScaled, 2)}).`,
       `The course text also says scores ${quote(p.scores).replace(']', ', …]')} give weights near ${quote(p.claimed, 2).replace(']', ', …]')}; ` +
       `they cannot. Whatever “…” holds, the first and third weights stand in the ratio e^(${quote([p.scores[0]]).slice(1, -1)} − ${quote([p.scores[2]]).slice(1, -1)}) = ${fmt(p.ratio)} ` +
       `(the engine gives ${list(p.p)} for the three listed scores), and a ratio of ${fmt(p.claimedRatio, 2)} would need a gap of ${fmt(p.gapNeeded)}.`,
-      `The forum post’s unscaled row ${quote(f.scores)} is one-hot to within ${fmt(nonMaxMass(f.p), 2)} ` +
+      `The forum post’s (source 000) unscaled row ${quote(f.scores)} is one-hot to within ${fmt(nonMaxMass(f.p), 2)} ` +
       `(the engine: ${list(f.p, 2)}); its scaled row ${quote(f.scaled)} (the same divided by ${fmt(f.root, 1)}, rounded) ` +
       `still puts ${fmt(f.maxScaled)} on one key, entropy ${fmt(f.entropyScaled)} of a possible log 4 = ${fmt(Math.log(4))}: ` +
       `softer, but hardly spread out.`,

@@ -50,7 +50,7 @@ export function mount(figure, { run }) {
   const spread = panel('Spread row: J for softmax(q·k / √dₖ)');
   const normPanel = panel('Frobenius norm ‖J‖ against dₖ');
   const gradPanel = panel('Gradient reaching a non-max score against dₖ');
-  const checks = sourcesPanel('The course text’s “healthy gradients”, and a one-hot row');
+  const checks = sourcesPanel('Source 002’s “healthy gradients”, and a one-hot row');
   const { say } = checks;
   const summary = liveSummary();
   figure.body.append(formula, grid(peaked.el, spread.el), grid(normPanel.el, gradPanel.el), checks.el, summary);
@@ -124,15 +124,15 @@ export function mount(figure, { run }) {
       })));
     const last = s.dks.length - 1;
     const lines = [
-      `The course text’s “gradients ≈ ${quote(c.claimed, 2)}” for weights ${quote(c.p, 1)} are the diagonal of J, ` +
+      `The course text’s (source 002) “gradients ≈ ${quote(c.claimed, 2)}” for weights ${quote(c.p, 1)} are right as the diagonal of J, ` +
       `pᵢ(1 − pᵢ), which the engine computes as ${list(c.diagonal, 3)} (within ${fmt(c.error, 2)}). ` +
-      `They are not a gradient: each is how one weight responds to its own score. The gradient of p₁ with respect to the four ` +
+      `As a gradient they mislead: each is how one weight responds to its own score. The gradient of p₁ with respect to the four ` +
       `scores is J’s first column, ${list(c.gradP1, 2)} from softmaxBackward, and its entries sum to ${fmt(c.gradP1.reduce((a, v) => a + v, 0))}; ` +
       `what training sends to the scores is J times ∂L/∂p. The example itself is healthy, as claimed: its ‖J‖ is ${fmt(c.frobenius, 4)}, ` +
       `about as large as for uniform weights over 4 keys, √3/4 = ${fmt(Math.sqrt(3) / 4, 4)}.`,
       `A one-hot p = (1, 0, …, 0) over ${h.n} keys has J = 0 exactly: the engine’s largest |Jᵢⱼ| is ${fmtTiny(h.maxAbsJ)}, and softmaxBackward ` +
       `returns a gradient whose largest entry is ${fmtTiny(h.maxAbsGrad)} for an upstream gradient of norm ${fmt(h.upstreamNorm)}. ` +
-      `The forum post’s unscaled row ${quote(h.forum.scores)} is one-hot but for ${fmt(nonMaxMass(h.forum.p), 2)}, ` +
+      `The forum post’s (source 000) unscaled row ${quote(h.forum.scores)} is one-hot but for ${fmt(nonMaxMass(h.forum.p), 2)}, ` +
       `and its ‖J‖ is ${fmt(h.forum.frobenius, 2)}.`,
       `In float32, a weight below ${fmtPow(2, -149)} ≈ ${fmtPow('e', Math.log(2 ** -149))} rounds to 0, so a saturated row can be exactly one-hot: without the scale, ` +
       `${s.scales.none.oneHot[last]} of the ${fmtInt(s.rows)} queries at dₖ = ${s.dks[last]} are, and send back exactly nothing.`,
@@ -162,7 +162,12 @@ export function mount(figure, { run }) {
         `At dₖ = ${dk} with ${n} keys and ${fmtInt(rows)} queries (seed ${seed}), the Frobenius norm ‖J‖ averages ${J('none')} without the scale ` +
         `(median ${J('none', 'median')}) and ${J('sqrt')} with it; from dₖ = ${s.slopeFrom} on, the unscaled mean falls as ` +
         `dₖ to the power ${fmt(s.jacobianSlope, 2)}. Query ${query} shown above${outside(query, rows)}: ‖J‖ = ${fmtTiny(r.peaked.frobenius)} unscaled, ` +
-        `${fmtTiny(r.spread.frobenius)} scaled.`;
+        `${fmtTiny(r.spread.frobenius)} scaled.` +
+        (r.peaked.frobenius > r.spread.frobenius
+          ? ` This row passes more unscaled: ‖J‖ is largest, ${fmt(0.5)}, when two weights split the row evenly, and smaller when all ${n} ` +
+            `are equal (√(n−1)/n = ${fmt(Math.sqrt(n - 1) / n)}), so a sharper row can pass more until one weight takes over. ` +
+            'The curves of ‖J‖ against dₖ compare means over many rows.'
+          : '');
       figure.done();
     },
   };
