@@ -37,7 +37,7 @@ describe('dot-variance in Chromium', () => {
     const slider = page.locator('#dot-variance input[name="dk"]');
     await slider.focus();
     for (let i = 0; i < 6; i++) await page.keyboard.press('ArrowRight');  // 64 → 512 (half-octave stops)
-    await expect.poll(() => slider.getAttribute('aria-valuetext')).toBe('d k 512');
+    await expect.poll(() => slider.getAttribute('aria-valuetext')).toBe('d sub k 512');
     await page.waitForFunction(() => document.querySelector('#dot-variance table.readout tr:last-child td:last-child')?.textContent === '512');
     await waitForUpdates(page, 'dot-variance', 2);
 

@@ -484,7 +484,7 @@ describe('input', () => {
     expect(await slider.evaluate((e) => e === document.activeElement)).toBe(true);
     const updates = Number(await fig.getAttribute('data-updates'));
     await page.keyboard.press('ArrowRight');
-    await expect.poll(() => slider.getAttribute('aria-valuetext')).toBe('d k 96');
+    await expect.poll(() => slider.getAttribute('aria-valuetext')).toBe('d sub k 96');
     await expect.poll(() => fig.getAttribute('data-updates').then(Number)).toBeGreaterThan(updates);
     await ready(page);
     expect(errors).toEqual([]);

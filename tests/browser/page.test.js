@@ -96,7 +96,7 @@ describe('the page', () => {
     await page.waitForFunction(() => location.search.includes('dk=96'));
     await expect.poll(() => theory(page)).toBe('96');
     expect(await page.evaluate(() => scrollY)).toBe(y);  // the same step: the reader stays put
-    expect(await slider.getAttribute('aria-valuetext')).toBe('d k 96');
+    expect(await slider.getAttribute('aria-valuetext')).toBe('d sub k 96');
     await page.goForward();
     await expect.poll(() => theory(page)).toBe('128');
     expect(errors).toEqual([]);
@@ -192,7 +192,7 @@ describe('the page', () => {
     await page.goto(h.base + '?step=setup&seed=1');
     await page.waitForFunction(() => document.querySelector('#setup figure.live')?.dataset.state === 'error', null, { timeout: 30000 });
     const note = page.locator('#setup figure.live > p.note');
-    expect(await note.textContent()).toMatch(/^The engine reported an error: sampleEntries: count must be at least 1, got -3$/);
+    expect(await note.textContent()).toMatch(/^The engine reported an error: sampleEntries: count must be at least 1, got -1$/);
     expect(await note.isVisible()).toBe(true);
     await page.fill('#setup input[name="seed"]', '2');
     await page.dispatchEvent('#setup input[name="seed"]', 'change');

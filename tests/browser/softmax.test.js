@@ -82,7 +82,7 @@ for (const id of Object.keys(CONTROLS)) {
       const b = await openStep(id, query);
       expect(await bodyText(b.page, id)).toBe(first);
       expect(await b.page.inputValue(`#${id} input[name="seed"]`)).toBe('7');
-      expect(await b.page.getAttribute(`#${id} input[name="dk"]`, 'aria-valuetext')).toBe('d k 256');
+      expect(await b.page.getAttribute(`#${id} input[name="dk"]`, 'aria-valuetext')).toBe('d sub k 256');
       const c = await openStep(id, query.replace('seed=7', 'seed=8'));
       expect(await bodyText(c.page, id)).not.toBe(first);
       for (const p of [a, b, c]) expect(p.errors).toEqual([]);

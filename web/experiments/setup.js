@@ -6,9 +6,10 @@
 // drawn: so a larger d_k appends entries to every vector and keeps those shown, and the reader
 // watches the score gain terms rather than every entry change.
 export function* setupScores(engine, { dk, seed, nq = 3, nk = 4, distribution = 'normal' }) {
-  const rows = (n, first) => {
+  const rows = (n, first) => {  // (the engine checks d_k, as count, before anything is allocated)
+    const each = Array.from({ length: n }, (_, i) => engine.sampleEntries({ count: dk, seed, stream: first + i, distribution }));
     const out = new Float32Array(n * dk);
-    for (let i = 0; i < n; i++) out.set(engine.sampleEntries({ count: dk, seed, stream: first + i, distribution }), i * dk);
+    each.forEach((row, i) => out.set(row, i * dk));
     return out;
   };
   const q = rows(nq, 0), k = rows(nk, nq);

@@ -2,9 +2,9 @@
 // interval bars, dashed reference levels or curves, and a labelled vertical marker for the value
 // the controls have selected. Pure: data in, SVG node out.
 //   series: [{ name, points: [{ x, y, lo?, hi? }] }]      one colour per series, in a legend
-//   refs:   [{ name, y, left?, dy? } | { name, points: [{ x, y }] }]
+//   refs:   [{ name, y, left?, dx?, dy? } | { name, points: [{ x, y }] }]
 //           dashed theory levels or curves; a level's name sits at its right end (the left with
-//           left: true), dy px from its line (−7, just above, by default)
+//           left: true), dy px from its line (−7, just above, by default), dx px along it
 //   marker: { x, label }                                   the current value of the swept parameter
 //   colors: one colour per series (default: SERIES_COLORS in order)
 //   clip:   true to clip the series to the frame: on a fixed log axis, values below its floor (a
@@ -26,7 +26,7 @@ export function sweepCurvesPlot({ series, refs = [], marker, xLabel, yLabel, xLo
   const marks = [];
   for (const r of refs) {
     if ('y' in r) marks.push(Plot.ruleY([r.y], { stroke: 'currentColor', strokeOpacity: 0.55, strokeDasharray: '4,3' }),
-      Plot.text([r], { frameAnchor: r.left ? 'left' : 'right', y: 'y', text: () => r.name, dy: r.dy ?? -7, dx: r.left ? 4 : -4, fill: 'currentColor', ...HALO }));
+      Plot.text([r], { frameAnchor: r.left ? 'left' : 'right', y: 'y', text: () => r.name, dy: r.dy ?? -7, dx: r.dx ?? (r.left ? 4 : -4), fill: 'currentColor', ...HALO }));
     else {
       marks.push(Plot.line(r.points, { x: 'x', y: 'y', stroke: 'currentColor', strokeOpacity: 0.45, strokeDasharray: '4,3' }));
       if (r.name) marks.push(Plot.text(r.points.slice(-1), { x: 'x', y: 'y', text: () => r.name, dx: -4, dy: -8, textAnchor: 'end', fill: 'currentColor', ...HALO }));

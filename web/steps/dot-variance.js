@@ -13,7 +13,7 @@ export const id = 'dot-variance';
 const DK_STOPS = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096];
 
 export const params = {
-  dk: { kind: 'stops', values: DK_STOPS, default: 64, label: 'dₖ', spoken: 'd k', format: (v) => String(v) },
+  dk: { kind: 'stops', values: DK_STOPS, default: 64, label: 'dₖ', spoken: 'd sub k', format: (v) => String(v) },
   count: { kind: 'stops', values: [500, 1000, 2000, 5000, 10000, 20000, 50000, 100000], default: 5000, label: 'pairs', format: fmtInt },
   seed: { kind: 'int', min: 0, max: 2 ** 31 - 1, default: 1, label: 'seed' },
 };
@@ -65,7 +65,7 @@ export function mount(figure, { run }) {
     });
     showSweepCurves(sweepScaled, {
       series: [{ name: 'measured variance of q·k/√dₖ', points: unitPoints }],
-      refs: [{ name: 'y = 1', y: 1, left: true }], marker: here, xTicks: DK_TICKS,  // left: the wide bars of large dₖ cross the line on the right
+      refs: [{ name: 'y = 1', y: 1, left: true, dx: 10, dy: -12 }], marker: here, xTicks: DK_TICKS,  // left: the wide bars of large dₖ cross the line on the right
       xLabel: 'dₖ', yLabel: 'variance of q·k/√dₖ', yDomain: [0, Math.max(2, niceCeil(Math.max(...unitPoints.map((p) => p.hi))))],
       width: 460, height: 280,
       ariaLabel: `The measured variance of q·k/√d_k against d_k from 1 to 4096 on a log axis, with 95% interval bars and the level y = 1`,

@@ -15,7 +15,7 @@ export const id = 'exercises';
 const THRESHOLDS = [0.5, 0.75, 0.9, 0.95, 0.99, 0.999];
 
 export const params = {
-  dk: { kind: 'stops', values: [4, 8, 16, 32, 64, 128, 256, 512], default: 64, label: 'dₖ (exercises 3 and 4)', spoken: 'd k', format: String },
+  dk: { kind: 'stops', values: [4, 8, 16, 32, 64, 128, 256, 512], default: 64, label: 'dₖ (exercises 3 and 4)', spoken: 'd sub k', format: String },
   seed: { kind: 'int', min: 0, max: 2 ** 31 - 1, default: 1, label: 'seed' },
   pairs: { kind: 'stops', values: [200, 500, 1000, 2000, 5000, 10000, 20000], default: 500, label: 'sampled pairs', spoken: 'pairs', format: fmtInt },
   threshold: { kind: 'stops', values: THRESHOLDS, default: 0.99, label: 'threshold t', spoken: 'threshold', format: String },

@@ -12,8 +12,8 @@ export const id = 'full-attention';
 
 export const params = {
   n: { kind: 'stops', values: [4, 5, 6, 7, 8, 9, 10, 11, 12], default: 8, label: 'positions n', spoken: 'positions', format: String },
-  dk: { kind: 'stops', values: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], default: 64, label: 'dₖ', spoken: 'd k', format: String },
-  dv: { kind: 'stops', values: [1, 2, 3, 4, 6, 8], default: 4, label: 'dᵥ', spoken: 'd v', format: String },
+  dk: { kind: 'stops', values: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], default: 64, label: 'dₖ', spoken: 'd sub k', format: String },
+  dv: { kind: 'stops', values: [1, 2, 3, 4, 6, 8], default: 4, label: 'dᵥ', spoken: 'd sub v', format: String },
   causal: { kind: 'choice', options: { off: 'off', on: 'on: query i sees keys j ≤ i' }, default: 'off', label: 'causal mask' },
   row: { kind: 'int', min: 1, max: 12, default: 2, label: 'query shown' },
   seed: { kind: 'int', min: 0, max: 2 ** 31 - 1, default: 1, label: 'seed' },

@@ -24,8 +24,8 @@ export const INIT_LABELS = {
 export const params = {
   init: { kind: 'choice', options: INIT_LABELS, default: 'glorot-uniform', label: 'initialisation' },
   sigma: { kind: 'stops', values: [0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.5, 1], default: 0.02, label: 'custom σ', spoken: 'custom sigma', format: (v) => String(v) },
-  dmodel: { kind: 'stops', values: [64, 128, 256, 384, 512, 768, 1024, 1536, 2048], default: 512, label: 'd_model', spoken: 'd model', format: (v) => String(v) },
-  dk: { kind: 'stops', values: [8, 16, 32, 64, 128, 256], default: 64, label: 'dₖ', spoken: 'd k', format: (v) => String(v) },
+  dmodel: { kind: 'stops', values: [64, 128, 256, 384, 512, 768, 1024, 1536, 2048], default: 512, label: 'd_model', spoken: 'd sub model', format: (v) => String(v) },
+  dk: { kind: 'stops', values: [8, 16, 32, 64, 128, 256], default: 64, label: 'dₖ', spoken: 'd sub k', format: (v) => String(v) },
   seed: { kind: 'int', min: 0, max: 2 ** 31 - 1, default: 1, label: 'seed' },
 };
 

@@ -10,7 +10,7 @@ export const id = 'setup';
 const NQ = 3, NK = 4;
 
 export const params = {
-  dk: { kind: 'stops', values: [2, 3, 4, 5, 6, 7, 8], default: 4, label: 'dₖ', spoken: 'd k', format: String },
+  dk: { kind: 'stops', values: [2, 3, 4, 5, 6, 7, 8], default: 4, label: 'dₖ', spoken: 'd sub k', format: String },
   query: { kind: 'choice', options: { 1: 'q₁', 2: 'q₂', 3: 'q₃' }, default: '1', label: 'query' },
   key: { kind: 'choice', options: { 1: 'k₁', 2: 'k₂', 3: 'k₃', 4: 'k₄' }, default: '2', label: 'key' },
   seed: { kind: 'int', min: 0, max: 2 ** 31 - 1, default: 1, label: 'seed' },

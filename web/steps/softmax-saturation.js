@@ -96,7 +96,7 @@ export function mount(figure, { run }) {
       `they sum to ${fmt(c.claimedScaledSum)}, not 1, and the engine computes ${list(c.pScaled, 3)} ` +
       `(largest error ${fmt(c.errorScaled, 2)}).`,
       `The course text also says scores ${quote(p.scores).replace(']', ', …]')} give weights near ${quote(p.claimed, 2).replace(']', ', …]')}; ` +
-      `they cannot. Whatever “…” holds, the first and third weights stand in the ratio e^(${quote([p.scores[0]]).slice(1, -1)} − ${quote([p.scores[2]]).slice(1, -1)}) = ${fmt(p.ratio)} ` +
+      `they cannot. Whatever “…” holds, the first and third weights stand in the ratio exp(${quote([p.scores[0]]).slice(1, -1)} − ${quote([p.scores[2]]).slice(1, -1)}) = ${fmt(p.ratio)} ` +
       `(the engine gives ${list(p.p)} for the three listed scores), and a ratio of ${fmt(p.claimedRatio, 2)} would need a gap of ${fmt(p.gapNeeded)}.`,
       `The forum post’s (source 000) unscaled row ${quote(f.scores)} is one-hot to within ${fmt(nonMaxMass(f.p), 2)} ` +
       `(the engine: ${list(f.p, 2)}); its scaled row ${quote(f.scaled)} (the same divided by ${fmt(f.root, 1)}, rounded) ` +

@@ -17,7 +17,7 @@ const METRICS = ['loss', 'accuracy', 'entropy', 'gradNorm', 'scale'];
 const STEP_BY = 10;
 
 export const params = {
-  dk: { kind: 'stops', values: [8, 16, 32, 64, 128, 256, 512], default: 128, label: 'dₖ', spoken: 'd k', format: String },
+  dk: { kind: 'stops', values: [8, 16, 32, 64, 128, 256, 512], default: 128, label: 'dₖ', spoken: 'd sub k', format: String },
   seqLen: { kind: 'stops', values: [4, 8, 16, 32], default: 8, label: 'tokens L', spoken: 'tokens', format: String },
   optimizer: { kind: 'choice', options: { sgd: 'SGD, momentum 0.9', adam: 'Adam' }, default: 'sgd', label: 'optimizer' },
   lr: { kind: 'stops', values: [0.001, 0.003, 0.01, 0.03, 0.1, 0.3], default: 0.1, label: 'learning rate', format: String },
