@@ -82,8 +82,8 @@ export function mount(figure, { run }) {
     // web/tex.js can patch, so the formula would be typeset anew on every redraw.
     setTex(formula, String.raw`\begin{aligned}
       &J_{ij}=\frac{\partial p_i}{\partial s_j}=p_i(\delta_{ij}-p_j)\\
-      &J_{${m + 1},${m + 1}}=${tex(pm)}\,(1-${tex(pm)})=${tex(r.spread.J[m * n + m])},\quad
-      J_{${m + 1},${o + 1}}=-${tex(pm)}\cdot ${tex(po)}=${tex(r.spread.J[m * n + o])}\quad(\div\sqrt{${dk}})\\
+      &\text{scaled row }(\div\sqrt{${dk}})\colon\quad J_{${m + 1},${m + 1}}=${tex(pm)}\,(1-${tex(pm)})=${tex(r.spread.J[m * n + m])},\quad
+      J_{${m + 1},${o + 1}}=-${tex(pm)}\cdot ${tex(po)}=${tex(r.spread.J[m * n + o])}\\
       &\lVert J\rVert_F=${tex(r.peaked.frobenius)}\ \text{(no scale)},\quad ${tex(r.spread.frobenius)}\ (\div\sqrt{${dk}}),\quad
       \sqrt{n-1}/n=${tex(r.uniformNorm)}\ \text{(uniform)}
       \end{aligned}`, true);
