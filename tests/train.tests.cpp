@@ -283,7 +283,7 @@ TEST_CASE("with SGD the scale also sets how far a step moves the scores: at d_k 
 
 // What the scale buys is a learning rate that serves every d_k: the scores start at unit variance
 // whatever d_k, and an SGD step moves them by about lr·(…) whatever d_k.
-TEST_CASE("with SGD at one learning rate (0.1) the 1/√d_k run learns the task at d_k = 16 and at 256; the unscaled run does not at 256",
+TEST_CASE("with SGD at one learning rate (0.1) the 1/√d_k run learns the task at d_k = 16 and at 256, and the unscaled run does not at 256",
           "[training-ablation][eq:training-ablation]") {
   for (std::size_t dk : {16, 256}) {
     const Trainer t = trained_with_sgd(dk, 0.1, 300);
