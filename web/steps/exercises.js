@@ -214,7 +214,8 @@ export function mount(figure, { run }) {
         `which carries every gradient to the scores, is ${fmt(r.scaled.jacobianNorm.mean / r.unscaled.jacobianNorm.mean, 3)} times smaller than with it, ` +
         `and the gradient reaching a score that is not the largest is ${fmt(r.scaled.nonmaxGrad.mean / r.unscaled.nonmaxGrad.mean, 3)} times smaller. ` +
         `That slows the unscaled run. But the scale also sets how far each update moves the scores: the gradient reaching W_Q and W_K is ` +
-        `multiplied by it too, so with SGD a step moves a score about ${fmtInt(r.dk)} times (dₖ) farther without the scale than with it. ` +
+        `multiplied by it too, so with SGD the change a step makes to a score is dₖ = ${fmtInt(r.dk)} times larger without the scale than with it, ` +
+        `for the same gradient at the scores. ` +
         `Which effect wins depends on the learning rate: the unscaled run may stall, or pull ahead and then overshoot. ` +
         `The 1/√dₖ run starts the same way at every dₖ, so one learning rate serves them all: compare a small and a large dₖ in the training step.`);
     },
