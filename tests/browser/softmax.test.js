@@ -187,6 +187,26 @@ describe('the source texts’ numbers are shown next to computed ones', () => {
     await close();
   });
 
+  it('vanishing-gradients: the summary explains a row that passes more unscaled, and only such a row', async () => {
+    const { page, errors, close } = await openStep('vanishing-gradients');
+    const text = () => page.textContent('#vanishing-gradients .live-summary');
+    const norms = async () => (await text()).match(/‖J‖ = ([\d.]+) unscaled, ([\d.]+) scaled/).slice(1).map(Number);
+    const seen = new Set();
+    for (const query of [1, 2, 3, 4, 5, 6]) {
+      const n = Number(await page.$eval('#vanishing-gradients figure.live', (f) => f.dataset.updates));
+      await page.fill('#vanishing-gradients input[name="query"]', String(query));
+      await page.dispatchEvent('#vanishing-gradients input[name="query"]', 'change');
+      await waitForUpdates(page, 'vanishing-gradients', n + 1);
+      const [unscaled, scaled] = await norms();
+      const explained = (await text()).includes('This row passes more unscaled: ‖J‖ is largest, 0.500, when two weights split the row evenly');
+      expect(explained, `query ${query}: ${unscaled} against ${scaled}`).toBe(unscaled > scaled);
+      seen.add(explained);
+    }
+    expect(seen.size).toBe(2);  // both kinds of row were among them
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it('vanishing-gradients: every Jacobian cell’s label reads against its cell, the peaked panel on the shared scale', async () => {
     // n = 2: the peaked row is one-hot but for ~1e-11, so its cells are near-white on the scale the
     // spread row sets; judged against its own values, three of its labels came out white

@@ -188,6 +188,11 @@ describe('vanishingGradientsRow: the Jacobian of one query, the course example, 
     expect(r.uniformNorm).toBeCloseTo(Math.sqrt(7) / 8, 12);
   });
 
+  it('the engine’s ‖J‖ at an even two-way split is ½, above the uniform row’s and above both rows shown', () => {
+    expect(r.splitNorm).toBeCloseTo(0.5, 6);
+    for (const x of [r.uniformNorm, r.peaked.frobenius, r.spread.frobenius]) expect(x).toBeLessThan(r.splitNorm);
+  });
+
   it("the course text's numbers are J's diagonal p(1 − p); the gradient of p₁ is J's first column and sums to 0", () => {
     const c = r.course;
     c.diagonal.forEach((d, i) => expect(d).toBeCloseTo(c.p[i] * (1 - c.p[i]), 6));

@@ -78,6 +78,9 @@ export function* vanishingGradientsRow(engine, { dk, n, seed, query }) {
     out[name] = { scores: s, p, J, ...jacobianSummary(J, p) };
   }
   out.uniformNorm = Math.sqrt(n - 1) / n;  // theory: ‖(I − 11ᵀ/n)/n‖_F
+  // the largest ‖J‖_F any row has, at two weights of ½ (theory: ½), computed by the engine
+  const split = f32(Array.from({ length: n }, (_, j) => (j < 2 ? 0.5 : 0)));
+  out.splitNorm = jacobianSummary(engine.softmaxJacobian(split), split).frobenius;
   out.course = courseGradient(engine);
   out.oneHot = oneHotCheck(engine, { n, seed });
   return out;

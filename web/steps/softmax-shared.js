@@ -9,7 +9,7 @@ import './softmax-shared.css';
 export const SWEEP_PARAMS = {
   dk: { kind: 'stops', values: DK_POW2, default: 64, label: 'dₖ', spoken: 'd sub k', format: String },
   n: { kind: 'stops', values: [2, 4, 8, 16, 32, 64], default: 16, label: 'keys n', spoken: 'keys', format: String },
-  rows: { kind: 'stops', values: [32, 64, 128, 256, 512, 1024], default: 64, label: 'queries per dₖ', spoken: 'queries per d k', format: fmtInt },
+  rows: { kind: 'stops', values: [32, 64, 128, 256, 512, 1024], default: 64, label: 'queries per dₖ', spoken: 'queries per d sub k', format: fmtInt },
   seed: { kind: 'int', min: 0, max: 2 ** 31 - 1, default: 1, label: 'seed' },
   query: { kind: 'int', min: 1, max: 1024, default: 1, label: 'query shown' },
 };

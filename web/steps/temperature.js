@@ -15,7 +15,7 @@ const short = (t) => String(Number(t.toPrecision(3)));  // 0.5, 0.707, 1.41, 2
 const tauText = (t) => (t === 1 ? '√dₖ' : `${short(t)}√dₖ`);
 
 export const params = {
-  tau: { kind: 'stops', values: TAU_STOPS, default: 1, label: 'τ / √dₖ', spoken: 'tau over root d k', format: short },
+  tau: { kind: 'stops', values: TAU_STOPS, default: 1, label: 'τ / √dₖ', spoken: 'tau over root d sub k', format: short },
   dk: { kind: 'stops', values: DK_POW2, default: 64, label: 'dₖ', spoken: 'd sub k', format: String },
   n: { kind: 'stops', values: [2, 4, 8, 16, 32, 64], default: 16, label: 'keys n', spoken: 'keys', format: String },
   rows: { kind: 'stops', values: [64, 128, 256, 512, 1024], default: 256, label: 'queries', format: fmtInt },

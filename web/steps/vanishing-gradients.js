@@ -164,8 +164,8 @@ export function mount(figure, { run }) {
         `dₖ to the power ${fmt(s.jacobianSlope, 2)}. Query ${query} shown above${outside(query, rows)}: ‖J‖ = ${fmtTiny(r.peaked.frobenius)} unscaled, ` +
         `${fmtTiny(r.spread.frobenius)} scaled.` +
         (r.peaked.frobenius > r.spread.frobenius
-          ? ` This row passes more unscaled: ‖J‖ is largest, ${fmt(0.5)}, when two weights split the row evenly, and smaller when all ${n} ` +
-            `are equal (√(n−1)/n = ${fmt(Math.sqrt(n - 1) / n)}), so a sharper row can pass more until one weight takes over. ` +
+          ? ` This row passes more unscaled: ‖J‖ is largest, ${fmt(r.splitNorm)}, when two weights split the row evenly, and smaller when all ${n} ` +
+            `are equal (√(n−1)/n = ${fmt(r.uniformNorm)}), so a sharper row can pass more until one weight takes over. ` +
             'The curves of ‖J‖ against dₖ compare means over many rows.'
           : '');
       figure.done();
