@@ -21,6 +21,8 @@
 import katex from 'katex';
 import { whenIdle } from './idle.js';
 import { morphChildren } from './morph.js';
+import { roomOf } from './plots/room.js';
+import { flowTex } from './tex-flow.js';
 import { scrollsSideways } from './scroll-region.js';
 
 // A number that is a value, not part of a name (x_1, #0072b2), a bare exponent or index (x^2, k_1:
@@ -125,12 +127,42 @@ function findSlots(el, tex, display) {
   return seen.size === count ? slots : null;
 }
 
-// Typesets `tex` into `el` (a formula with live numbers: build it with String.raw).
+// Below this room (px) a display formula flows (web/tex-flow.js): set in inline mode, it breaks its
+// lines where the room ends instead of scrolling sideways (at 390 px, 16 of 18 did). The widest
+// live formula's display form is ~960 px (exercise 5's at 1rem), so a 1024 px window's room (932)
+// flows too; a line that fits is not broken, and the rows only lose their alignment.
+export const FLOW_ROOM = 960;
+
+// Whether a formula of each shape flows grouped (lines break between its items only) in its
+// current room: el → Map `room shape` → boolean. Grouped is tried first; a shape with an item
+// wider than the room flows ungrouped (breaking inside items too), decided once per shape and room.
+const flowsGrouped = new WeakMap();
+
+// Typesets `tex` into `el` (a formula with live numbers: build it with String.raw). A display
+// formula in a room narrower than FLOW_ROOM is set to flow (el's data-flow says how); the figure
+// redraws when its room changes.
 export function setTex(el, tex, display = false) {
+  const room = display ? roomOf(el) : 0;
+  if (!display || room >= FLOW_ROOM) { delete el.dataset.flow; return setTexAs(el, tex, display); }
+  const decided = flowsGrouped.get(el) ?? new Map();
+  flowsGrouped.set(el, decided);
+  const key = `${room} ${shapeOf(tex)}`;
+  if (!decided.has(key)) {
+    setTexAs(el, flowTex(tex, true), false);
+    decided.set(key, el.scrollWidth <= el.clientWidth + 1);
+  }
+  const grouped = decided.get(key);
+  el.dataset.flow = grouped ? 'grouped' : 'ungrouped';
+  return setTexAs(el, flowTex(tex, grouped), false);
+}
+
+const shapeOf = (tex) => tex.replace(SIGN, '{±}').replace(NUMBER, '#');
+
+function setTexAs(el, tex, display) {
   const key = `${display ? 'D' : 'T'}${tex}`;
   const last = drawn.get(el);
   if (last?.key === key) return el;
-  const shape = `${display ? 'D' : 'T'}${tex.replace(SIGN, '{±}').replace(NUMBER, '#')}`;
+  const shape = `${display ? 'D' : 'T'}${shapeOf(tex)}`;
   const recent = last?.recent ?? new Map();
   let now = last;  // what el shows: { shape, slots, probed }
   if (last && last.shape !== shape) {

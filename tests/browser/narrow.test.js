@@ -3,6 +3,7 @@
 // nothing but a formula or a table (each in a box of its own that scrolls) is wider than the screen.
 // The room is the figure's own (plots/room.js): an <attnlab-step> in a narrow column of a wide page
 // fits its plots to itself, and a window that changes size (a tablet turned) draws them again.
+// A live formula flows in a narrow room (web/tex-flow.js): its lines break instead of scrolling.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness } from './harness.js';
 
@@ -58,6 +59,30 @@ describe('on a narrow screen', () => {
     expect(found.claimsCut).toBe(0);
     expect(found.wide).toEqual([]);
     expect(found.docWidth).toBeLessThanOrEqual(390);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('every live formula flows within the screen: lines broken between its items, none scrolled sideways or clipped', async () => {
+    // (display mode never breaks a line: 16 of the 18 scrolled sideways, 1.7–2.6 screens wide)
+    const { page, errors, close } = await h.open('', PHONE);
+    const ids = await page.$$eval('main section[id]', (ss) => ss.filter((s) => s.querySelector('figure.live')).map((s) => s.id));
+    const found = [];
+    for (const id of ids) {
+      await page.locator(`#${id} figure.live`).scrollIntoViewIfNeeded();
+      await page.waitForFunction((s) => document.querySelector(`#${s} figure.live`)?.dataset.state === 'ready', id, { timeout: 60000 });
+      found.push(...await page.$$eval(`#${id} .live-formula`, (fs) => fs.filter((f) => f.offsetParent).map((f) => ({
+        where: `${f.closest('section').id}: ${f.querySelector('annotation')?.textContent.slice(0, 40)}`,
+        flow: f.dataset.flow ?? (f.querySelector('.katex-display') ? 'display' : 'inline'),
+        wide: f.scrollWidth - f.clientWidth, tall: f.scrollHeight - f.clientHeight,
+        lines: f.querySelectorAll('.katex-html > .newline').length, errors: f.querySelectorAll('.katex-error').length }))));
+    }
+    expect(found.length).toBeGreaterThanOrEqual(15);
+    expect(found.filter((f) => f.wide > 1 || f.tall > 1 || f.errors).map((f) => `${f.where} ${f.wide}×${f.tall}`)).toEqual([]);
+    // every display formula flows, and most keep each item whole (grouped)
+    expect(found.filter((f) => f.flow === 'display').map((f) => f.where)).toEqual([]);
+    expect(found.filter((f) => f.flow === 'grouped').length).toBeGreaterThanOrEqual(found.length / 2);
+    expect(found.filter((f) => f.lines > 0).length).toBeGreaterThanOrEqual(8);  // rows of aligned and gathered blocks
     expect(errors).toEqual([]);
     await close();
   });
@@ -146,8 +171,12 @@ describe('on a narrow screen', () => {
       expect(unscaled(narrow)).toEqual([]);
       expect(Math.max(...narrow.map((p) => p.width))).toBeLessThan(600);
       expect(await page.$eval(`#${id} figure.live`, (f) => f.dataset.engineMs)).toBe('0.00');
+      // its live formula flows in the narrow room and is set in display again in the wide one
+      const formula = () => page.$eval(`#${id} .live-formula`, (f) => ({ flow: f.dataset.flow, display: !!f.querySelector('.katex-display'), wide: f.scrollWidth > f.clientWidth + 1 }));
+      expect(await formula()).toEqual({ flow: 'grouped', display: false, wide: false });
       await page.setViewportSize({ width: 1280, height: 900 });
       await ready(3);
+      expect(await formula()).toEqual({ flow: undefined, display: true, wide: false });
       expect(await scales()).toEqual(wide);
       expect(errors).toEqual([]);
       await close();

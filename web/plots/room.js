@@ -9,6 +9,7 @@
 //   drawIn(container, build) build() with the room of the figure the container is in: fitWidth
 //                            inside it uses that room (web/morph.js's showMoved calls it)
 //   fitWidth(width)          a plot's width: at most the room, not below MIN_WIDTH, nor above its own
+//   roomOf(el)               the room of el's figure (web/tex.js flows a formula in a narrow one)
 // Before a figure's first measurement (and outside any figure) the room is the window's less the
 // page's and the figure's side padding (style.css: 1.25rem each) and the figure's 1px borders,
 // from innerWidth: no layout forced. Wide screens keep every plot's own width.
@@ -59,6 +60,9 @@ export function watchRoom(body, redraw) {
   observer?.observe(body);
   return () => { observer?.unobserve(body); clearTimeout(rooms.get(body)?.timer); rooms.delete(body); };
 }
+
+// The room of the figure el is in (the window's, before its first measurement or outside one).
+export const roomOf = (el) => rooms.get(el.closest?.('.figure-body'))?.room || windowRoom();
 
 export function drawIn(container, build) {
   const was = drawing;

@@ -34,7 +34,7 @@ export const params = {
 // its probe's five-digit marker in a one-token exponent never matches, so the formula would be
 // typeset twice on every redraw instead of having its numbers patched.
 function weightTex(init, d, dk, sigma) {
-  const glorot = (fout, foutTex) => String.raw`\sigma_W^{2}=\frac{2}{\text{fan}_\text{in}+\text{fan}_\text{out}}=\frac{2}{${d}+${fout}}` +
+  const glorot = (fout, foutTex) => String.raw`\sigma_W^{2}=\frac{2}{\text{fan}_\text{in}+\text{fan}_\text{out}}=\allowbreak\frac{2}{${d}+${fout}}` +
     (foutTex ? String.raw`\ (\text{fan}_\text{out}=${foutTex})` : '');
   switch (init) {
     case 'glorot-uniform': case 'glorot-normal': return glorot(dk, 'd_k');
@@ -71,7 +71,7 @@ export function mount(figure, { run }) {
 
       setTex(formula, String.raw`\begin{gathered}` + weightTex(init, dmodel, dk, sigma) + String.raw`=${fmt(f.weight, 3)}` +
         String.raw`,\qquad \sigma_q^{2}=\sigma_k^{2}=d_\text{model}\,\sigma_W^{2}=${fmt(f.q, 4)},\\` +
-        String.raw`\operatorname{Var}\Big(\frac{q\cdot k}{\sqrt{d_k}}\Big)=\frac{d_k\,\sigma_q^{2}\sigma_k^{2}}{d_k}=\sigma_q^{2}\sigma_k^{2}=${fmt(f.score, 4)}\end{gathered}`, true);
+        String.raw`\operatorname{Var}\Big(\frac{q\cdot k}{\sqrt{d_k}}\Big)=\allowbreak\frac{d_k\,\sigma_q^{2}\sigma_k^{2}}{d_k}=\sigma_q^{2}\sigma_k^{2}=${fmt(f.score, 4)}\end{gathered}`, true);
 
       // the histogram of q·k/√d_k with the normal density the formula predicts
       showHistogram(hist.plot, { ...r.score, pdf: normalPdf(Math.sqrt(f.score)), xLabel: 'q·k/√dₖ',

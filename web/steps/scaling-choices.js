@@ -84,7 +84,7 @@ export function mount(figure, { run }) {
     // in braces (texSigned): the one for a = ½ is near 0, and a sign that changed with the seed
     // would have made KaTeX typeset the formula anew
     setTex(formula, String.raw`\begin{gathered}\operatorname{Var}(c\,q\cdot k)=c^{2} d_k,\qquad c=d_k^{-a}\ \Rightarrow\ \operatorname{Var}=d_k^{\,1-2a}\\
-      \text{measured slope of }\log\operatorname{Var}\text{ against }\log d_k:\quad
+      \text{measured slope of }\allowbreak\log\operatorname{Var}\text{ against }\allowbreak\log d_k:\quad
       ${NAMES.map((k) => String.raw`a=${TEX_A[k]}:\ ${texSigned(s.slopes[k], (v) => tex(v, 3))}`).join(String.raw`,\quad `)}\end{gathered}`, true);
   }
 

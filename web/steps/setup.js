@@ -71,9 +71,10 @@ export function mount(figure, { run }) {
 
       setTex(shapes, String.raw`Q\in\mathbb{R}^{${NQ}\times ${dk}},\quad K\in\mathbb{R}^{${NK}\times ${dk}}` +
         String.raw`\quad\Longrightarrow\quad S=QK^{\top}\in\mathbb{R}^{${NQ}\times ${NK}}`);
-      const terms = Array.from({ length: dk }, (_, l) => `${texNum(r.q[i * dk + l])}\\cdot${texNum(r.k[j * dk + l])}`);
+      const terms = Array.from({ length: dk }, (_, l) => `{${texNum(r.q[i * dk + l])}\\cdot${texNum(r.k[j * dk + l])}}`);
       const value = r.s[i * NK + j];
-      // four terms per line, so that d_k = 8 stays readable on a narrow screen
+      // four terms per line, so that d_k = 8 stays readable on a narrow screen; each product in
+      // braces, so that a formula that flows (web/tex-flow.js) breaks its lines between products
       const lines = [];
       for (let l = 0; l < dk; l += 4) lines.push(`&${l ? String.raw`\quad +` : '='} ${terms.slice(l, l + 4).join(' + ')}`);
       setTex(formula, String.raw`\begin{aligned}S_{${i + 1}${j + 1}} &= q_{${i + 1}}\cdot k_{${j + 1}}` +
