@@ -106,6 +106,27 @@ describe('full-attention in Chromium', () => {
     await close();
   });
 
+  it('the query shown is outlined on its own row in all four maps, and the outline follows the control', async () => {
+    // (each map's outline against its canvas: the same top as row i's cells, as tall as one row,
+    // as wide as all its columns; Plot's band scale leaves a little padding between rows)
+    const outlines = (page) => page.$$eval('#full-attention .attention-map', (maps) => maps.map((m) => {
+      const box = m.querySelector('rect.outline-row')?.getBoundingClientRect(), cells = m.querySelector('canvas.heatmap-cells');
+      if (!box) return null;
+      const c = cells.getBoundingClientRect(), rows = Number(cells.dataset.cells.split('×')[0]);
+      const step = c.height / rows;
+      return { row: Math.round((box.top - c.top) / step), oneRow: box.height > 0.8 * step && box.height < 1.05 * step, across: Math.abs(box.width - c.width) < 2 };
+    }));
+    const { page, errors, close } = await openStep('full-attention', '&n=6&row=3');
+    expect(await outlines(page)).toEqual(Array(4).fill({ row: 2, oneRow: true, across: true }));
+    const n = await updates(page, 'full-attention'), input = page.locator('#full-attention input[name="row"]');
+    await input.fill('4');
+    await input.press('Enter');
+    await waitForUpdates(page, 'full-attention', n + 1);
+    expect(await outlines(page)).toEqual(Array(4).fill({ row: 3, oneRow: true, across: true }));
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it('a URL with parameters reproduces the same numbers', async () => {
     const query = '&n=6&dk=256&dv=2&causal=on&seed=5';
     const a = await openStep('full-attention', query), b = await openStep('full-attention', query);

@@ -6,7 +6,7 @@
 // where they were rows·cols SVG rects: vanishing-gradients at n = 32 drew 2,048, and its page's
 // style work for a change of n fell from ~7 to ~2.5 ms (docs/PERFORMANCE-LOG.md).
 import * as Plot from '@observablehq/plot';
-import { recentNodes, showPatched } from '../morph.js';
+import { recentNodes, setIf, showPatched } from '../morph.js';
 import { columnTicks, niceCeil, plot, rowTicks } from './style.js';
 
 export { niceCeil };
@@ -221,6 +221,28 @@ export function showHeatmap(container, options, ...after) {
     const back = takeBack(container, old?.dataset?.shape && { key: old.dataset.shape, node: old }, shapeOf(withDefaults(options)));
     return back && updateHeatmap(back.node, options) ? back.node : heatmapPlot(options);
   }, ...after);
+}
+
+// Outlines row `row` (0-based; null: none) of the heatmap drawn in `container`: one rectangle
+// around its cells, the row a step's text spells out (full-attention's query shown). Kept apart
+// from the options, so that a new row moves the outline and redraws nothing else.
+export function outlineRow(container, row) {
+  const map = container.querySelector(':scope > .heatmap > svg:last-child');
+  if (!map) return;
+  let box = map.querySelector(':scope > rect.outline-row');
+  const x = map.scale?.('x'), y = map.scale?.('y'), name = row === null ? undefined : y?.domain[row];
+  if (name === undefined) { box?.remove(); return; }
+  if (!box) {
+    box = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
+    box.setAttribute('class', 'outline-row');
+    box.setAttribute('fill', 'none');
+    map.append(box);
+  }
+  const left = x.apply(x.domain[0]);
+  setIf(box, 'x', left);
+  setIf(box, 'y', y.apply(name));
+  setIf(box, 'width', x.apply(x.domain.at(-1)) + x.bandwidth - left);
+  setIf(box, 'height', y.bandwidth);
 }
 
 // The colour scale as a strip of 64 cells on a labelled axis. (Plot's own ramp legend paints a

@@ -1,7 +1,7 @@
 // (eq:full-attention) softmax(QKᵀ/√d_k)V on one random draw, unscaled beside scaled, with the
 // causal mask as a toggle: the attention weights and the outputs as heatmaps, per-row peakedness.
 import { morph } from '../morph.js';
-import { niceCeil, prefersDark, showHeatmap } from '../plots/heatmap.js';
+import { niceCeil, outlineRow, prefersDark, showHeatmap } from '../plots/heatmap.js';
 import { fmt, sub, texFixed } from '../format.js';
 import { dataTable, el, fillTable, grid, liveFormula, liveSummary, panel, setTex, shownTable } from '../readout.js';
 import { texSigned } from '../tex.js';
@@ -116,7 +116,10 @@ export function mount(figure, { run }) {
       \operatorname{softmax}(s_{${i}})&=(${texRow(rawW.subarray(0, seen))})
       \end{aligned}`, true);
     rowLabel.textContent = `Query ${i}${row > n ? ` (the control asks for query ${row}, but there are only ${n})` : ''}: ` +
-      `its scores against the ${masked ? `${seen} key${seen > 1 ? 's' : ''} it may see` : `${n} keys`}, and its weights with and without the scale.`;
+      `its scores against the ${masked ? `${seen} key${seen > 1 ? 's' : ''} it may see` : `${n} keys`}, and its weights with and without the scale ` +
+      `(its row is outlined in the maps below).`;
+    // its row in each map: the weights it gets and the output they make
+    for (const side of Object.values(sides)) for (const map of side.maps.children) outlineRow(map, i - 1);
   }
 
   let drawn = null;  // what drawAll last drew: the experiment's parameters and the theme
