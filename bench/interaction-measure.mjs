@@ -16,8 +16,9 @@
 // the engine's time grew round by round (product-variance's seed: 3.9, 5.9, 9.2, 13.7, 10.1 ms;
 // settled, 2.6–8.7).
 //
-// Returns [ms, the engine's ms, the draw's ms, Plot builds, KaTeX typesets] (the last two counted
-// by the marks web/plots/style.js and web/tex.js leave: attnlab:plot, attnlab:typeset).
+// Returns [ms, the engine's ms, the draw's ms, Plot builds, KaTeX typesets (the two counted by the
+// marks web/plots/style.js and web/tex.js leave: attnlab:plot, attnlab:typeset), ms to the first
+// partial redraw of a long run that streams its result (NaN for a run that drew only at its end)].
 export const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
 
 export async function timeChange(page, id, name, round, initial) {
@@ -30,7 +31,8 @@ export async function timeChange(page, id, name, round, initial) {
   return page.evaluate(async ([s, name, r, init]) => {
       const fig = document.querySelector(`#${s} figure.live`);
       const el = fig.querySelector(`[data-param="${name}"]`);
-      const before = Number(fig.dataset.updates || 0);
+      const before = Number(fig.dataset.updates || 0), streamedBefore = Number(fig.dataset.streamed || 0);
+      let first = NaN;  // a long run's first partial redraw (web/figure.js streamed)
       if (el.type === 'range') {
         if (r % 2) el.value = init;
         else el.value = String(Number(init) + (Number(init) < Number(el.max) ? 1 : -1));
@@ -42,9 +44,10 @@ export async function timeChange(page, id, name, round, initial) {
       // (offsetHeight forces style and layout); the wait for the next vsync is not counted
       const done = new Promise((res) => {
         const obs = new MutationObserver(() => {
+          if (Number.isNaN(first) && Number(fig.dataset.streamed || 0) > streamedBefore) { void fig.offsetHeight; first = performance.now() - t; }
           if (Number(fig.dataset.updates || 0) > before && fig.dataset.state === 'ready') { obs.disconnect(); res(); }
         });
-        obs.observe(fig, { attributes: true, attributeFilter: ['data-updates', 'data-state'] });
+        obs.observe(fig, { attributes: true, attributeFilter: ['data-updates', 'data-state', 'data-streamed'] });
       });
       const marks = () => ['attnlab:plot', 'attnlab:typeset'].map((m) => performance.getEntriesByName(m).length);
       const m0 = marks();
@@ -53,7 +56,7 @@ export async function timeChange(page, id, name, round, initial) {
       await done;
       void fig.offsetHeight;
       const ms = performance.now() - t, m1 = marks();
-      return [ms, Number(fig.dataset.engineMs), Number(fig.dataset.drawMs), m1[0] - m0[0], m1[1] - m0[1]];
+      return [ms, Number(fig.dataset.engineMs), Number(fig.dataset.drawMs), m1[0] - m0[0], m1[1] - m0[1], first];
   }, [id, name, round, initial]);
 }
 

@@ -87,6 +87,9 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
         busy.hidden = false;
       }, BUSY_DELAY);
     },
+    // a long run drew part of its result (a chunk of training): data-streamed grows (the
+    // interaction benchmark times a control's first one)
+    streamed: () => { fig.dataset.streamed = String(+(fig.dataset.streamed || 0) + 1); },
     done: () => {
       fig.dataset.drawMs = (performance.now() - resolvedAt).toFixed(2);
       if (errorNote) { errorNote = null; showNotes(); }  // drawn again: the last error is past

@@ -178,7 +178,7 @@ export function mount(figure, { run, cancel }) {
         append(chunk);
         // the first chunk at the next frame, so the curves start as soon as training does; then a
         // redraw at most every 200 ms: the main thread stays free for the reader
-        if (!frame) frame = setTimeout(() => { raf = requestAnimationFrame(() => { frame = raf = 0; drawn = true; draw(); }); }, drawn ? 200 : 0);
+        if (!frame) frame = setTimeout(() => { raf = requestAnimationFrame(() => { frame = raf = 0; drawn = true; draw(); figure.streamed(); }); }, drawn ? 200 : 0);
       },
     });
     if (ticket !== pending) return false;  // a newer request took over: it draws
