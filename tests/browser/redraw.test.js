@@ -159,3 +159,43 @@ describe('redraws keep their nodes', () => {
     await close();
   });
 });
+
+describe('training curves redrawn in place', () => {
+  it('training-ablation: a new run moved onto the axes already drawn is the figure a fresh page draws, with at most the log-axis plots built', async () => {
+    // (plots/training-curves.js: the log axes span fixed decades at least, so most runs share them
+    // and a new run's lines are moved; the report at small and large d_k, another channel, is
+    // waited for in both pages)
+    const ID = 'training-ablation';
+    const settled = (p) => p.waitForFunction((id) => {
+      const f = document.querySelector(`#${id} figure.live`);
+      return f?.dataset.state === 'ready' && /lowest/.test(f.querySelector('.training-contrast')?.textContent ?? '');
+    }, ID, { timeout: 90000 });
+    const { page, errors, close } = await h.open(`?step=${ID}`);
+    const fresh = await h.open();
+    await settled(page);
+    const builds = (p) => p.evaluate((id) => [performance.getEntriesByName('attnlab:plot').length,
+      Number(document.querySelector(`#${id} figure.live`).dataset.streamed || 0)], ID);
+    for (const [name, value] of [['optimizer', 'adam'], ['lr', '2'], ['init', 'lecun']]) {
+      const url = await page.evaluate(() => location.search), [b0, s0] = await builds(page);
+      const control = page.locator(`#${ID} [data-param="${name}"]`);
+      if (name === 'lr') await control.evaluate((e, v) => { e.value = v; e.dispatchEvent(new Event('input', { bubbles: true })); }, value);
+      else await control.selectOption(value);
+      await page.waitForFunction((u) => location.search !== u, url);
+      await settled(page);
+      // each redraw of the run (its streamed chunks and its end) built at most the two log-axis
+      // plots: accuracy and entropy, on fixed axes, had their lines moved (a build of all four
+      // plots per redraw, as before, is twice that)
+      const [b1, s1] = await builds(page);
+      expect(b1 - b0).toBeLessThanOrEqual(2 * (s1 - s0 + 1));
+      await fresh.page.goto(await page.evaluate(() => location.href));
+      await settled(fresh.page);
+      const plots = (p) => p.$$eval(`#${ID} .panel .plot svg.attnlab-plot`, (svgs) => svgs.map((s) => s.outerHTML.replace(/ (id|clip-path)="[^"]*"/g, '')));
+      expect(await plots(page)).toEqual(await plots(fresh.page));
+      expect(await snapshot(page, ID)).toEqual(await snapshot(fresh.page, ID));
+    }
+    expect(errors).toEqual([]);
+    expect(fresh.errors).toEqual([]);
+    await fresh.close();
+    await close();
+  }, 180000);
+});

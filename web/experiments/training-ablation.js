@@ -3,8 +3,10 @@
 // engine owns the model (cpp/train.hpp); this streams its curves chunk by chunk.
 // See chunks.js for the generator contract.
 
-// Steps per chunk: about 10–40 ms of training at the default size in wasm SIMD.
+// Steps per chunk: about 10–40 ms of training at the default size in wasm SIMD. A run's first
+// chunk is smaller (~2–5 ms), so that its curves start within a frame of the reader's change.
 const CHUNK_STEPS = 10;
+const FIRST_CHUNK_STEPS = 2;
 
 // The live trainers: one per channel (a figure; the worker runs one request per channel at a
 // time), kept between runs so that pausing (which supersedes the run) and playing again continue
@@ -48,8 +50,8 @@ function* trainerAt(engine, config, from, channel) {
 export function* trainingRun(engine, { config, from = 0, to }, { channel = '' } = {}) {
   const t = yield* trainerAt(engine, config, from, channel);
   let last = null;  // the chunk the last step returned; with none to train, the curves from `from` on
-  while (t.steps < to) {
-    last = t.step(Math.min(CHUNK_STEPS, to - t.steps));
+  for (let chunk = FIRST_CHUNK_STEPS; t.steps < to; chunk = CHUNK_STEPS) {
+    last = t.step(Math.min(chunk, to - t.steps));
     if (t.steps < to) yield { progress: (t.steps - from) / Math.max(1, to - from), partial: last };
   }
   return { ...(last ?? t.curves(from)), config: t.config };

@@ -2,7 +2,10 @@
 // thinned to ~200 points), with an optional dashed reference level. Pure: data in, SVG node out.
 //   series: [{ name, values }]   values[i] is the metric at step i + 1 (one colour per series)
 //   ref:    { name, y }          e.g. ln L, the entropy of uniform attention
+//   yCover: [lo, hi]             decades a log axis always spans
 import * as Plot from '@observablehq/plot';
+import { chart, showMoved } from '../morph.js';
+import { moveMarks } from './move-marks.js';
 import { SERIES_COLORS, decades, plot, powerOfTen } from './style.js';
 
 // Trailing mean over `window` steps (fewer at the start), so a point never looks ahead.
@@ -17,23 +20,32 @@ export function smooth(values, window) {
   return out;
 }
 
-export function trainingCurvesPlot({ series, yLabel, yLog = false, yDomain, ref, steps, window = 10,
+// The points of one series as drawn: its trailing mean thinned to at most ~200 points a line (a
+// few per pixel column: long runs cost no more to draw), the last step first (the order Plot's line
+// is given them in), and on a log axis only the positive ones.
+function pointsOf(values, window, yLog) {
+  const y = smooth(values, window), points = [];
+  const every = Math.max(1, Math.ceil(y.length / 200));
+  for (let i = y.length - 1; i >= 0; i -= every) if (!yLog || y[i] > 0) points.push({ x: i + 1, y: y[i] });
+  return points;
+}
+
+// The y axis: the given one, or on a log axis the decades around every point and around yCover
+// ([lo, hi], powers of ten): most runs then share one axis, so a new run's curves are moved onto it
+// in place (showTrainingCurves), and runs are compared on the same decades.
+function yAxisOf(lines, { yLabel, yLog, yDomain, yCover }) {
+  const ys = lines.flat().map((p) => p.y);
+  if (!yLog || !ys.length) return { label: yLabel, grid: true, domain: yDomain };
+  const [lo, hi] = yCover ?? [Infinity, 0];
+  const domain = [Math.min(lo, 10 ** Math.floor(Math.log10(Math.min(...ys)))), Math.max(hi, 10 ** Math.ceil(Math.log10(Math.max(...ys))))];
+  return { label: yLabel, grid: true, domain, type: 'log', ticks: decades(...domain), tickFormat: powerOfTen };
+}
+
+export function trainingCurvesPlot({ series, yLabel, yLog = false, yDomain, yCover, ref, steps, window = 10,
   width = 320, height = 220, ariaLabel }) {
-  // at most ~200 points a line (a few per pixel column): long runs cost no more to draw
-  const rows = [];
-  for (const s of series) {
-    const y = smooth(s.values, window);
-    const every = Math.max(1, Math.ceil(y.length / 200));
-    for (let i = y.length - 1; i >= 0; i -= every) if (!yLog || y[i] > 0) rows.push({ x: i + 1, y: y[i], series: s.name });
-  }
+  const lines = series.map((s) => pointsOf(s.values, window, yLog));
+  const rows = series.flatMap((s, k) => lines[k].map((p) => ({ ...p, series: s.name })));
   const names = series.map((s) => s.name);
-  const ys = rows.map((r) => r.y);
-  let y = { label: yLabel, grid: true, domain: yDomain };
-  if (yLog && ys.length) {
-    const lo = Math.min(...ys), hi = Math.max(...ys);
-    const domain = [10 ** Math.floor(Math.log10(lo)), 10 ** Math.ceil(Math.log10(hi))];
-    y = { ...y, type: 'log', domain, ticks: decades(...domain), tickFormat: powerOfTen };
-  }
   const marks = [Plot.line(rows, { x: 'x', y: 'y', stroke: 'series', strokeWidth: 1.75, z: 'series' })];
   if (ref) marks.unshift(
     Plot.ruleY([ref.y], { stroke: 'currentColor', strokeOpacity: 0.55, strokeDasharray: '4,3' }),
@@ -42,9 +54,33 @@ export function trainingCurvesPlot({ series, yLabel, yLog = false, yDomain, ref,
     width, height, marginLeft: 48, marginRight: 12, marginBottom: 34,
     style: { background: 'transparent', color: 'currentColor', fontSize: '11px' },
     x: { label: 'training step', domain: [0, steps], grid: true },
-    y,
+    y: yAxisOf(lines, { yLabel, yLog, yDomain, yCover }),
     color: { type: 'ordinal', domain: names, range: SERIES_COLORS.slice(0, names.length) },
     ariaLabel: ariaLabel ?? `${yLabel} against the training step for ${names.join(', ')}`,
     marks,
+  });
+}
+
+// show(container, trainingCurvesPlot(options)), in place while the axes stay (the steps shown, a
+// log axis's decades, the room): each line's path through the plot's scales (move-marks.js), ~0.2
+// ms where a Plot build takes ~5. A run streaming its chunks redraws four such plots every 200 ms.
+const drawn = new WeakMap();  // container → what showMoved drew (morph.js)
+
+export function showTrainingCurves(container, options) {
+  const o = { window: 10, width: 320, height: 220, yLog: false, ...options };
+  const lines = o.series.map((s) => pointsOf(s.values, o.window, o.yLog));
+  const { series, ...rest } = o;
+  showMoved(container, drawn, {
+    width: o.width,
+    layout: JSON.stringify({ ...rest, names: series.map((s) => s.name), y: yAxisOf(lines, o).domain }),
+    move: (node, { x, y }) => {
+      const paths = chart(node)?.querySelector('g[aria-label="line"]')?.children ?? [];
+      if (paths.length !== lines.length) return false;
+      const move = moveMarks(x, y);
+      lines.forEach((points, k) => move.line(paths[k], points));
+      return move.apply();
+    },
+    build: () => trainingCurvesPlot(o),
+    scalesOf: (node) => ({ x: node.scale('x'), y: node.scale('y') }),
   });
 }

@@ -2,9 +2,8 @@
 // initial weights on the same batches: scale 1/√d_k, none, 1/d_k, a learned 1/τ. The worker runs
 // the engine's trainer in chunks; this module accumulates the streamed curves and draws them.
 import { CONTRAST } from '../experiments/training-ablation.js';
-import { drawIn } from '../plots/room.js';
 import { SERIES_COLORS } from '../plots/style.js';
-import { smooth, trainingCurvesPlot } from '../plots/training-curves.js';
+import { showTrainingCurves, smooth } from '../plots/training-curves.js';
 import { fmt } from '../format.js';
 import { dataTable, el, fillTable, grid, liveSummary, panel, show } from '../readout.js';
 import './training-ablation.css';
@@ -106,18 +105,19 @@ export function mount(figure, { run, cancel }) {
   const shownCurves = () => (at === trained ? curves : Object.fromEntries(VARIANTS.map((n) =>
     [n, Object.fromEntries(METRICS.map((m) => [m, curves[n][m].slice(0, at)]))])));
 
-  function draw() {
+  // plots: false leaves the curves drawn (a run about to stream its first chunk redraws them)
+  function draw({ plots = true } = {}) {
     const shown = shownCurves();
     const series = (m) => VARIANTS.map((n) => ({ name: NAMES[n], values: shown[n][m] }));
     const steps = Math.max(values.steps, at);
     const common = { steps, window: 10, width: 520, height: 240 };
-    // each built at the room of this figure (plots/room.js)
-    const curvesIn = (p, options) => show(p.plot, drawIn(p.plot, () => trainingCurvesPlot({ ...common, ...options })));
-    curvesIn(panels.loss, { series: series('loss'), yLabel: 'loss', yLog: true });
+    // each drawn at the room of this figure (plots/room.js), its lines moved in place on unchanged axes
+    const curvesIn = (p, options) => plots && showTrainingCurves(p.plot, { ...common, ...options });
+    curvesIn(panels.loss, { series: series('loss'), yLabel: 'loss', yLog: true, yCover: [0.01, 10] });
     curvesIn(panels.accuracy, { series: series('accuracy'), yLabel: 'accuracy', yDomain: [0, 1] });
     curvesIn(panels.entropy, { series: series('entropy'), yLabel: 'entropy (nats)',
       yDomain: [0, Math.log(values.seqLen) * 1.05], ref: { name: `uniform: ln ${values.seqLen}`, y: Math.log(values.seqLen) } });
-    curvesIn(panels.gradNorm, { series: series('gradNorm'), yLabel: '‖∂L/∂s‖', yLog: true });
+    curvesIn(panels.gradNorm, { series: series('gradNorm'), yLabel: '‖∂L/∂s‖', yLog: true, yCover: [1e-4, 1] });
     status.textContent = `step ${at} of ${values.steps}`;
     play.textContent = running ? 'Pause' : 'Play';
     play.title = running ? 'Stop training here (Play continues)' : 'Train up to the chosen number of steps';
@@ -164,11 +164,11 @@ export function mount(figure, { run, cancel }) {
     }
     running = true;
     at = trained;
-    draw();
     let frame = 0, raf = 0, drawn = false;
     // (cache: false: after a reset the same request must train again; its last answer is only
-    // the last chunk)
-    const r = await run('trainingRun', { config, from: trained, to }, {
+    // the last chunk). Asked for before the figure shows where training starts: the worker trains
+    // its first chunk while the main thread draws that.
+    const answer = run('trainingRun', { config, from: trained, to }, {
       cache: false,
       onProgress: (p, chunk) => {
         // after a pause the chunks already on their way are dropped: training stops where the
@@ -176,11 +176,16 @@ export function mount(figure, { run, cancel }) {
         if (ticket !== pending) return;
         figure.progress(p);
         append(chunk);
-        // the first chunk at the next frame, so the curves start as soon as training does; then a
-        // redraw at most every 200 ms: the main thread stays free for the reader
-        if (!frame) frame = setTimeout(() => { raf = requestAnimationFrame(() => { frame = raf = 0; drawn = true; draw(); figure.streamed(); }); }, drawn ? 200 : 0);
+        // the first chunk at once, so the curves start as soon as training does; then a redraw
+        // at most every 200 ms, at a frame: the main thread stays free for the reader
+        if (!drawn) { drawn = true; draw(); figure.streamed(); }
+        else if (!frame) frame = setTimeout(() => { raf = requestAnimationFrame(() => { frame = raf = 0; draw(); figure.streamed(); }); }, 200);
       },
     });
+    // the status and tables at once; the curves of a new run only with its first chunk, a few ms
+    // on: emptying four plots first cost the main thread ~15 ms, which the chunk then waited for
+    draw({ plots: trained > 0 });
+    const r = await answer;
     if (ticket !== pending) return false;  // a newer request took over: it draws
     clearTimeout(frame);
     cancelAnimationFrame(raf);  // a streamed redraw still waiting would only repeat the last one
