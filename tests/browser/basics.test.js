@@ -142,6 +142,14 @@ describe('product-variance in Chromium', () => {
     expect(rowOf(t, 'variance')[2]).toBe('—');  // no normal-approximation interval for a degenerate estimator
     expect(parseNum(rowOf(t, 'kurtosis')[1])).toBeCloseTo(1, 3);
     expect(await page.locator('#product-variance tr.outside').count()).toBe(0);
+    // XY = ±1 has no density: the bars are each bin's share of the samples, on a probability axis,
+    // two bars of about ½ (a density there read 2.5, ½ over the bin width) and no density curve
+    expect(await text(page, '#product-variance .plot svg')).toContain('probability');
+    expect(await page.locator('#product-variance .density-legend').count()).toBe(0);
+    const shares = await page.$$eval('#product-variance details.data-table tbody tr', (rows) =>
+      rows.map((r) => [...r.cells].map((c) => c.textContent)).filter((c) => c[1] !== '0').map((c) => [Number(c[0].replace('−', '-')), Number(c[2])]));
+    expect(shares.map(([x]) => Math.round(x))).toEqual([-1, 1]);
+    expect(shares.every(([, p]) => Math.abs(p - 0.5) < 0.01)).toBe(true);
 
     const svg1 = await page.innerHTML('#product-variance .plot');
     await after(page, 'product-variance', () => page.selectOption('#product-variance select[name="axis"]', 'log'));

@@ -6,6 +6,8 @@
 //           above the plot names them
 //   yLog: a log density axis, which shows the tails; it starts at half the density of a single
 //         sample, where bars with no samples stand with no height
+//   mass: a law with point masses and no density (±1 entries): each bar is the share of the
+//         samples in its bin, on a probability axis (a density there would be ½ ÷ the bin width)
 // The density axis ends on a nice number (niceCeil) above the data and the curves: another seed
 // or sample size of the same law mostly keeps it, and its bars move in place.
 import * as Plot from '@observablehq/plot';
@@ -32,12 +34,13 @@ function legendItem(name, stroke, dashed) {
 }
 
 // The bars, the curves' points and the density axis's end: what the plot is built from.
-function layout({ counts, lo, hi, n, curves = [], yLog = false }) {
+function layout({ counts, lo, hi, n, curves = [], yLog = false, mass = false }) {
   const w = (hi - lo) / counts.length;
-  const floor = 0.5 / (n * w);
+  const per = mass ? 1 / n : 1 / (n * w);  // a sample's share of the bar's height
+  const floor = 0.5 * per;
   // (on a log axis an empty bar stands on the floor with no height, as Plot draws it there: every
   // seed then has the same bars, whichever tail bins it happens to fill)
-  const bars = Array.from(counts, (c, b) => ({ x1: lo + b * w, x2: lo + (b + 1) * w, density: yLog && c === 0 ? floor : c / (n * w) }));
+  const bars = Array.from(counts, (c, b) => ({ x1: lo + b * w, x2: lo + (b + 1) * w, density: yLog && c === 0 ? floor : c * per }));
   const steps = 320;
   let top = Math.max(...bars.map((b) => b.density));
   const lines = curves.map((c) => Array.from({ length: steps + 1 }, (_, i) => {
@@ -52,7 +55,8 @@ function layout({ counts, lo, hi, n, curves = [], yLog = false }) {
 const WIDTH = 480;
 
 export function densityHistogramPlot(options) {
-  const { lo, hi, n, curves = [], xLabel, yLog = false, width = WIDTH, height = 260, ariaLabel } = options;
+  const { lo, hi, n, curves = [], xLabel, yLog = false, mass = false, width = WIDTH, height = 260, ariaLabel } = options;
+  const yName = mass ? 'probability' : 'density';
   const { floor, bars, lines, top } = options.layout ?? layout(options);
   const marks = [
     Plot.rectY(bars, { x1: 'x1', x2: 'x2', y1: yLog ? floor : 0, y2: 'density', fill: 'var(--bar)', inset: 0.5 }),
@@ -64,9 +68,9 @@ export function densityHistogramPlot(options) {
     width, height, marginLeft: 52, marginRight: 12,
     style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
     x: { label: xLabel, domain: [lo, hi] },
-    y: yLog ? { type: 'log', label: 'density (log scale)', grid: true, domain: [floor, top],
+    y: yLog ? { type: 'log', label: `${yName} (log scale)`, grid: true, domain: [floor, top],
       ticks: decades(floor, top), tickFormat: powerOfTen }
-      : { label: 'density', grid: true, domain: [0, top] },
+      : { label: yName, grid: true, domain: [0, top] },
     ariaLabel: ariaLabel ?? defaultLabel(options),
     marks,
   });
@@ -93,12 +97,12 @@ const takeBack = recentNodes();  // histograms of other layouts the container sh
 
 export function showDensityHistogram(container, options, ...after) {
   const l = layout(options);
-  const { counts, lo, hi, n, xLabel, yLog = false, width, height, ariaLabel, curves = [] } = options;
+  const { counts, lo, hi, n, xLabel, yLog = false, mass = false, width, height, ariaLabel, curves = [] } = options;
   const y1 = yLog ? l.floor : 0;
   // the same layout, the same plot but for the bars' heights (and the sample count in the label)
   showMoved(container, drawn, {
     width: width ?? WIDTH,
-    layout: JSON.stringify({ lo, hi, xLabel, yLog, width, height, bins: counts.length, top: l.top,
+    layout: JSON.stringify({ lo, hi, xLabel, yLog, mass, width, height, bins: counts.length, top: l.top,
       curves: curves.map((c) => [c.name, !!c.dashed]), ...(yLog ? { n } : {}) }),
     move: (node, y) => moveBars(node, y, l.bars, y1, ariaLabel ?? defaultLabel(options)),
     build: () => densityHistogramPlot({ ...options, layout: l }),

@@ -49,20 +49,27 @@ export function mount(figure, { run }) {
       const m4 = FOURTH_MOMENT[distribution], kappa = m4 * m4;
       const law = LAW[distribution];
       const density = productDensity(distribution);
-      const curves = [
+      // ±1 entries: XY is ±1, two point masses with no density, so its bars are probabilities and
+      // no density curve is drawn beside them
+      const mass = distribution === 'rademacher';
+      const curves = mass ? [] : [
         ...(density ? [{ name: `${law.density}, exact`, pdf: density }] : []),
         { name: 'N(0, 1), same variance', pdf: normalPdf(1), dashed: true },
       ];
       showDensityHistogram(hist.plot, {
-        ...s, curves, xLabel: 'XY', yLog: axis === 'log', width: 460, height: 270,
-        ariaLabel: `Histogram of ${fmtInt(s.n)} sampled products XY of ${law.name}` +
-          `${density ? `, with the exact density ${law.density}` : ''} and the N(0, 1) density` +
-          (axis === 'log' ? ', on a log density axis' : ''),
+        ...s, curves, mass, xLabel: 'XY', yLog: axis === 'log', width: 460, height: 270,
+        ariaLabel: mass
+          ? `Histogram of ${fmtInt(s.n)} sampled products XY of ${law.name}, as the share of the samples in each bin: ` +
+            `XY is −1 or 1${axis === 'log' ? ', on a log probability axis' : ''}`
+          : `Histogram of ${fmtInt(s.n)} sampled products XY of ${law.name}` +
+            `${density ? `, with the exact density ${law.density}` : ''} and the N(0, 1) density` +
+            (axis === 'log' ? ', on a log density axis' : ''),
       });
       const w = (s.hi - s.lo) / s.counts.length;
-      show(alt, dataTable('The histogram as a table', ['bin centre', 'count', 'density', density ? law.density : 'N(0, 1)'],
+      show(alt, dataTable('The histogram as a table', ['bin centre', 'count', ...(mass ? ['share of the samples'] : ['density', density ? law.density : 'N(0, 1)'])],
         Array.from(s.counts, (c, b) => {
           const x = Math.round((s.lo + (b + 0.5) * w) * 1e9) / 1e9;  // the centre bin's centre is 0, not 10⁻¹⁶
+          if (mass) return [fmt(x, 2), fmtInt(c), fmt(c / s.n)];
           const y = (density ?? normalPdf(1))(x);
           return [fmt(x, 2), fmtInt(c), fmt(c / (s.n * w)), Number.isNaN(y) ? '∞' : fmt(y)];
         })));
