@@ -14,6 +14,8 @@
 // A number whose sign changes from redraw to redraw is written with the sign in braces, {+}0.012
 // or {-}0.012 (texSigned): KaTeX sets either sign alike, as an ordinary symbol in a text node of its
 // own, so both have one shape and the sign is rewritten in place like the digits.
+// A display formula in a narrow room flows instead (setTex below, web/tex-flow.js): its lines break
+// where the room ends.
 // A shape shown lately comes back without KaTeX: a formula keeps the typeset nodes of its last few
 // shapes (RECENT), and one that returns to one of them (the mask off again, a number back from
 // scientific to plain notation, d_k one stop down again) swaps those nodes in and rewrites their
@@ -131,7 +133,7 @@ function findSlots(el, tex, display) {
 // lines where the room ends instead of scrolling sideways (at 390 px, 16 of 18 did). The widest
 // live formula's display form is ~960 px (exercise 5's at 1rem), so a 1024 px window's room (932)
 // flows too; a line that fits is not broken, and the rows only lose their alignment.
-export const FLOW_ROOM = 960;
+const FLOW_ROOM = 960;
 
 // Whether a formula of each shape flows grouped (lines break between its items only) in its
 // current room: el → Map `room shape` → boolean. Grouped is tried first; a shape with an item
@@ -139,8 +141,8 @@ export const FLOW_ROOM = 960;
 const flowsGrouped = new WeakMap();
 
 // Typesets `tex` into `el` (a formula with live numbers: build it with String.raw). A display
-// formula in a room narrower than FLOW_ROOM is set to flow (el's data-flow says how); the figure
-// redraws when its room changes.
+// formula in a room narrower than FLOW_ROOM is set to flow (el's data-flow says how); a figure
+// redrawn in a new room (plots/room.js: a window resized, a tablet turned) sets it again.
 export function setTex(el, tex, display = false) {
   const room = display ? roomOf(el) : 0;
   if (!display || room >= FLOW_ROOM) { delete el.dataset.flow; return setTexAs(el, tex, display); }
