@@ -69,8 +69,9 @@ export function mount(figure, { run }) {
       show(alt, dataTable('The scores as a table', ['query', ...colNames],
         rowNames.map((n, a) => [n, ...colNames.map((_, b) => fixed(r.s[a * NK + b]))])));
 
-      setTex(shapes, String.raw`Q\in\mathbb{R}^{${NQ}\times ${dk}},\quad K\in\mathbb{R}^{${NK}\times ${dk}}` +
-        String.raw`\quad\Longrightarrow\quad S=QK^{\top}\in\mathbb{R}^{${NQ}\times ${NK}}`);
+      // (each shape in braces: on a narrow screen the line breaks at the arrow, not inside S = QKᵀ ∈ …)
+      setTex(shapes, String.raw`{Q\in\mathbb{R}^{${NQ}\times ${dk}}},\quad {K\in\mathbb{R}^{${NK}\times ${dk}}}` +
+        String.raw`\quad\Longrightarrow\quad {S=QK^{\top}\in\mathbb{R}^{${NQ}\times ${NK}}}`);
       const terms = Array.from({ length: dk }, (_, l) => `{${texNum(r.q[i * dk + l])}\\cdot${texNum(r.k[j * dk + l])}}`);
       const value = r.s[i * NK + j];
       // four terms per line, so that d_k = 8 stays readable on a narrow screen; each product in
