@@ -56,6 +56,7 @@ const labelFill = (v, extent, dark) => ((Math.abs(v) > 0.6 * extent) !== dark ? 
 
 const withDefaults = (options) => ({ rowLabel: 'row', colLabel: 'column', label: 'value', width: 320, dark: prefersDark(), ...options });
 
+const SVG = 'http://www.w3.org/2000/svg';
 const INSET = 0.5;  // a cell's inset on each side, in the plot's pixels (a 1-pixel gap between cells)
 
 export function heatmapPlot(options) {
@@ -103,7 +104,6 @@ function addCanvas(map, rows, cols) {
   const x = map.scale('x'), y = map.scale('y');
   const x0 = x.apply(x.domain[0]), y0 = y.apply(y.domain[0]);
   const w = x.apply(x.domain.at(-1)) + x.bandwidth - x0, h = y.apply(y.domain.at(-1)) + y.bandwidth - y0;
-  const SVG = 'http://www.w3.org/2000/svg';
   const box = document.createElementNS(SVG, 'foreignObject');
   for (const [a, v] of Object.entries({ x: x0, y: y0, width: w, height: h })) box.setAttribute(a, String(v));
   box.setAttribute('aria-hidden', 'true');  // the plot's own label describes it
@@ -233,7 +233,7 @@ export function outlineRow(container, row) {
   const x = map.scale?.('x'), y = map.scale?.('y'), name = row === null ? undefined : y?.domain[row];
   if (name === undefined) { box?.remove(); return; }
   if (!box) {
-    box = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
+    box = document.createElementNS(SVG, 'rect');
     box.setAttribute('class', 'outline-row');
     box.setAttribute('fill', 'none');
     map.append(box);

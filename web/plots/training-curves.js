@@ -41,9 +41,9 @@ function yAxisOf(lines, { yLabel, yLog, yDomain, yCover }) {
   return { label: yLabel, grid: true, domain, type: 'log', ticks: decades(...domain), tickFormat: powerOfTen };
 }
 
+// (lines: each series' points, when the caller has them already: showTrainingCurves)
 export function trainingCurvesPlot({ series, yLabel, yLog = false, yDomain, yCover, ref, steps, window = 10,
-  width = 320, height = 220, ariaLabel }) {
-  const lines = series.map((s) => pointsOf(s.values, window, yLog));
+  width = 320, height = 220, ariaLabel, lines = series.map((s) => pointsOf(s.values, window, yLog)) }) {
   const rows = series.flatMap((s, k) => lines[k].map((p) => ({ ...p, series: s.name })));
   const names = series.map((s) => s.name);
   const marks = [Plot.line(rows, { x: 'x', y: 'y', stroke: 'series', strokeWidth: 1.75, z: 'series' })];
@@ -80,7 +80,7 @@ export function showTrainingCurves(container, options) {
       lines.forEach((points, k) => move.line(paths[k], points));
       return move.apply();
     },
-    build: () => trainingCurvesPlot(o),
+    build: () => trainingCurvesPlot({ ...o, lines }),
     scalesOf: (node) => ({ x: node.scale('x'), y: node.scale('y') }),
   });
 }
