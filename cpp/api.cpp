@@ -158,7 +158,7 @@ Distribution distribution(const char* fn, double kind, double mean, double std, 
   constexpr double flt_max = std::numeric_limits<float>::max();
   if (std::abs(mean) > flt_max) raise("BAD_VALUE", fn, "mean must be within float32 (|mean| <= 3.4e38), got " + num(mean));
   if (std > flt_max) raise("BAD_VALUE", fn, "std must be within float32 (std <= 3.4e38), got " + num(std));
-  if (kind == 3 && !(df >= 3 && df <= 100 && df == std::floor(df)))
+  if (kind == 3 && !(df >= 3 && df <= kMaxStudentDf && df == std::floor(df)))
     raise("BAD_VALUE", fn, "df must be an integer in [3, 100] (the variance is infinite for df <= 2), got " + num(df));
   return {static_cast<Dist>(static_cast<int>(kind)), mean, std, static_cast<int>(kind == 3 ? df : 5)};
 }

@@ -34,6 +34,9 @@ void row_max(Vec<float> out, Mat<const float> p);
 bool all_finite(Vec<const float> x, bool minus_inf_ok);
 // N(0, 1) floats from g, a group of eight at a time (rng.hpp: NormalStream); g is advanced
 void normals(Vec<float> out, NormalStream& g);
+// Student-t entries with ν = df in [3, kMaxStudentDf] degrees of freedom, scaled to variance 1,
+// from g (rng.hpp), four at a time
+void student_t(Vec<float> out, NormalStream& g, int df);
 // z1[i], z2[i] = the first two normals of NormalStream(seed, first + i): the d_k = 1 pairs
 void first_normal_pairs(Vec<float> z1, Vec<float> z2, std::uint64_t seed, std::uint64_t first);
 

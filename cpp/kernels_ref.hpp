@@ -219,12 +219,12 @@ inline std::uint32_t next(NormalStream& g, int l) {
   s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3; s2 ^= t; s3 = rotl(s3, 11);
   return r;
 }
-// z₁ = r·cos 2πu₂ and z₂ = r·sin 2πu₂ from a lane's outputs a, b
-inline void box_muller(std::uint32_t a, std::uint32_t b, float& z1, float& z2) {
+// u = (⌊a/2⌋ + ½)·2⁻³¹ ∈ (0, 1] from an output a
+inline float unit(std::uint32_t a) { return (float(std::int32_t(a >> 1)) + 0.5f) * 0x1p-31f; }
+// ln u for a positive normal float u (BoxMuller's polynomial)
+inline float ln(float u) {
   using C = BoxMuller;
-  // −2 ln u₁
-  const float u1 = (float(std::int32_t(a >> 1)) + 0.5f) * 0x1p-31f;
-  const std::int32_t bits = std::int32_t(f2u(u1));
+  const std::int32_t bits = std::int32_t(f2u(u));
   const float m = u2f(std::uint32_t((bits & 0x007fffff) | 0x3f000000));  // [½, 1)
   const bool small = m < C::sqrt_half;
   const float f = small ? m + m - 1.f : m - 1.f;
@@ -235,8 +235,12 @@ inline void box_muller(std::uint32_t a, std::uint32_t b, float& z1, float& z2) {
   float y = p * f * f2;
   y = y + C::ln2_lo * e;
   y = y + -0.5f * f2;
-  const float ln_u1 = (f + y) + C::ln2_hi * e;
-  const float r = std::sqrt(-2.f * ln_u1);
+  return (f + y) + C::ln2_hi * e;
+}
+// z₁ = r·cos 2πu₂ and z₂ = r·sin 2πu₂ from a lane's outputs a, b
+inline void box_muller(std::uint32_t a, std::uint32_t b, float& z1, float& z2) {
+  using C = BoxMuller;
+  const float r = std::sqrt(-2.f * ln(unit(a)));
   // sin and cos of 2πu₂
   const float v = float(std::int32_t(b >> 8)) * 0x1p-22f;  // 4u₂
   const float t = v + C::shifter;
@@ -248,6 +252,22 @@ inline void box_muller(std::uint32_t a, std::uint32_t b, float& z1, float& z2) {
   z1 = r * u2f(f2u(odd ? sn : cs) ^ (((q + 1) & 2) << 30));
   z2 = r * u2f(f2u(odd ? cs : sn) ^ ((q & 2) << 30));
 }
+
+// One Student-t entry of lane l (rng.hpp: student_t on a NormalStream): its Box–Muller pair
+// (z₁, z₂), then ⌊ν/2⌋ uniforms, multiplied three at a time (no product leaves float's normal
+// range: u >= 2⁻³²) before each ln.
+inline float student_t_entry(NormalStream& g, int l, int df) {
+  const std::uint32_t a = next(g, l);
+  float z1, z2;
+  box_muller(a, next(g, l), z1, z2);
+  float chi2 = df % 2 ? z2 * z2 : 0.f;
+  for (int k = 0; k < df / 2; k += 3) {
+    float p = unit(next(g, l));
+    for (int j = k + 1; j < std::min(k + 3, df / 2); ++j) p = p * unit(next(g, l));
+    chi2 = chi2 + -2.f * ln(p);
+  }
+  return z1 * std::sqrt(float(df - 2) / chi2);
+}
 }  // namespace normals_detail
 
 inline void normals_ref(Vec<float> out, NormalStream& g) {
@@ -258,6 +278,17 @@ inline void normals_ref(Vec<float> out, NormalStream& g) {
     for (int l = 0; l < 4; ++l) b[l] = normals_detail::next(g, l);
     for (int l = 0; l < 4; ++l) normals_detail::box_muller(a[l], b[l], z[2 * l], z[2 * l + 1]);
     std::memcpy(out.data + i, z, sizeof(float) * std::min<std::size_t>(8, out.size - i));
+  }
+}
+
+// Student-t entries standardized to variance 1 from a NormalStream, four at a time (entry 4k + l
+// from lane l), with the SIMD kernel's float operations in its order: the two give the same bits.
+inline void student_t_ref(Vec<float> out, NormalStream& g, int df) {
+  ATTN_CHECK(df >= 3 && df <= kMaxStudentDf);
+  for (std::size_t i = 0; i < out.size; i += 4) {
+    float z[4];
+    for (int l = 0; l < 4; ++l) z[l] = normals_detail::student_t_entry(g, l, df);
+    std::memcpy(out.data + i, z, sizeof(float) * std::min<std::size_t>(4, out.size - i));
   }
 }
 

@@ -25,6 +25,7 @@ void row_entropy(Vec<float> o, Mat<const float> p) { row_entropy_ref(o, p); }
 void row_max(Vec<float> o, Mat<const float> p) { row_max_ref(o, p); }
 bool all_finite(Vec<const float> x, bool minus_inf_ok) { return all_finite_ref(x, minus_inf_ok); }
 void normals(Vec<float> out, NormalStream& g) { normals_ref(out, g); }
+void student_t(Vec<float> out, NormalStream& g, int df) { student_t_ref(out, g, df); }
 void first_normal_pairs(Vec<float> z1, Vec<float> z2, std::uint64_t seed, std::uint64_t first) {
   first_normal_pairs_ref(z1, z2, seed, first);
 }

@@ -1,4 +1,5 @@
-// xsimd Box–Muller normals (kernels.hpp, rng.hpp: NormalStream), bit for bit normals_ref's.
+// xsimd Box–Muller normals and Student-t entries (kernels.hpp, rng.hpp: NormalStream), bit for
+// bit normals_ref's and student_t_ref's.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -39,14 +40,16 @@ inline F4 flip(F4 x, I4 mask) { return xsimd::bitwise_cast<F4>(xsimd::bitwise_ca
 // for G groups at once: each is one long chain of dependent operations (the ln's polynomial, then
 // the square root), so every line is written for all G, which puts G independent chains side by
 // side in the instruction stream (neither clang's wasm backend nor V8 reorders them much).
+// u = (⌊a/2⌋ + ½)·2⁻³¹ ∈ (0, 1] from the lanes' outputs a
+inline F4 unit(U4 a) { return (xsimd::to_float(xsimd::bitwise_cast<I4>(a >> 1)) + F4(0.5f)) * F4(0x1p-31f); }
+
+// ln u for G batches of positive normal floats at once (normals_detail::ln), G chains side by side
 template <int G>
-[[gnu::always_inline]] inline void box_muller(const U4 (&a)[G], const U4 (&b)[G], F4 (&z1)[G], F4 (&z2)[G]) {
+[[gnu::always_inline]] inline void ln(const F4 (&u)[G], F4 (&out)[G]) {
   using C = BoxMuller;
-  F4 f[G], e[G], f2[G], p[G], r[G];
-  // −2 ln u₁
+  F4 f[G], e[G], f2[G], p[G];
   for (int g = 0; g < G; ++g) {
-    const F4 u1 = (xsimd::to_float(xsimd::bitwise_cast<I4>(a[g] >> 1)) + F4(0.5f)) * F4(0x1p-31f);
-    const I4 bits = xsimd::bitwise_cast<I4>(u1);
+    const I4 bits = xsimd::bitwise_cast<I4>(u[g]);
     const F4 m = xsimd::bitwise_cast<F4>((bits & I4(0x007fffff)) | I4(0x3f000000));
     const auto small = m < F4(C::sqrt_half);
     f[g] = xsimd::select(small, m + m - F4(1.f), m - F4(1.f));
@@ -60,9 +63,18 @@ template <int G>
     F4 y = p[g] * f[g] * f2[g];
     y = y + F4(C::ln2_lo) * e[g];
     y = y + F4(-0.5f) * f2[g];
-    const F4 ln_u1 = (f[g] + y) + F4(C::ln2_hi) * e[g];
-    r[g] = xsimd::sqrt(F4(-2.f) * ln_u1);
+    out[g] = (f[g] + y) + F4(C::ln2_hi) * e[g];
   }
+}
+
+template <int G>
+[[gnu::always_inline]] inline void box_muller(const U4 (&a)[G], const U4 (&b)[G], F4 (&z1)[G], F4 (&z2)[G]) {
+  using C = BoxMuller;
+  F4 u1[G], ln_u1[G], r[G];
+  // √(−2 ln u₁)
+  for (int g = 0; g < G; ++g) u1[g] = unit(a[g]);
+  ln<G>(u1, ln_u1);
+  for (int g = 0; g < G; ++g) r[g] = xsimd::sqrt(F4(-2.f) * ln_u1[g]);
   // sin and cos of 2πu₂
   for (int g = 0; g < G; ++g) {
     const F4 v = xsimd::to_float(xsimd::bitwise_cast<I4>(b[g] >> 8)) * F4(0x1p-22f);
@@ -111,6 +123,59 @@ void normals(Vec<float> out, NormalStream& g) {
     box_muller<1>({a}, {b}, z1, z2);
     store_group(out.data + i, z1[0], z2[0], out.size - i);
   }
+  st.s0.store_unaligned(g.s[0]); st.s1.store_unaligned(g.s[1]);
+  st.s2.store_unaligned(g.s[2]); st.s3.store_unaligned(g.s[3]);
+}
+
+// (rng.hpp) Student-t entries, entry 4k + l from lane l, with normals_detail::student_t_entry's
+// float operations in its order. A lane's outputs for G groups of four entries are drawn first, in
+// stream order (per group a Box–Muller pair, then ⌊ν/2⌋ uniforms, three to a product); then the
+// G groups' transforms and ln's run side by side, as in normals.
+namespace {
+
+constexpr int kMaxProducts = (kMaxStudentDf / 2 + 2) / 3;  // of three uniforms, a lane and entry
+
+template <int G>
+[[gnu::always_inline]] inline void student_t_groups(Lanes& st, int df, float* out, std::size_t n) {
+  const int h = df / 2;
+  U4 a[G], b[G];
+  F4 p[kMaxProducts][G];
+  for (int g = 0; g < G; ++g) {
+    a[g] = st.next();
+    b[g] = st.next();
+    for (int k = 0, c = 0; k < h; k += 3, ++c) {
+      p[c][g] = unit(st.next());
+      for (int j = k + 1; j < std::min(k + 3, h); ++j) p[c][g] = p[c][g] * unit(st.next());
+    }
+  }
+  F4 z1[G], z2[G], chi2[G];
+  box_muller<G>(a, b, z1, z2);
+  for (int g = 0; g < G; ++g) chi2[g] = df % 2 ? z2[g] * z2[g] : F4(0.f);
+  for (int c = 0; c < (h + 2) / 3; ++c) {
+    F4 lp[G];
+    ln<G>(p[c], lp);
+    for (int g = 0; g < G; ++g) chi2[g] = chi2[g] + F4(-2.f) * lp[g];
+  }
+  const F4 top(float(df - 2));
+  for (int g = 0; g < G; ++g) {
+    const F4 z = z1[g] * xsimd::sqrt(top / chi2[g]);
+    if (std::size_t(4 * g + 4) <= n) { z.store_unaligned(out + 4 * g); continue; }
+    alignas(16) float t[4];
+    z.store_aligned(t);
+    std::memcpy(out + 4 * g, t, sizeof(float) * (n - std::size_t(4 * g)));
+  }
+}
+
+}  // namespace
+
+void student_t(Vec<float> out, NormalStream& g, int df) {
+  ATTN_CHECK(df >= 3 && df <= kMaxStudentDf);
+  Lanes st{U4::load_unaligned(g.s[0]), U4::load_unaligned(g.s[1]), U4::load_unaligned(g.s[2]),
+           U4::load_unaligned(g.s[3])};
+  constexpr int K = kGroups;
+  std::size_t i = 0;
+  for (; i + 4 * K <= out.size; i += 4 * K) student_t_groups<K>(st, df, out.data + i, 4 * K);
+  for (; i < out.size; i += 4) student_t_groups<1>(st, df, out.data + i, out.size - i);
   st.s0.store_unaligned(g.s[0]); st.s1.store_unaligned(g.s[1]);
   st.s2.store_unaligned(g.s[2]); st.s3.store_unaligned(g.s[3]);
 }

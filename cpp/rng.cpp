@@ -132,13 +132,9 @@ double standard_draw_slow(Rng& rng, const Distribution& d) {
     case Dist::normal: return rng.normal();
     case Dist::uniform: return std::sqrt(3.0) * (2 * rng.uniform() - 1);
     case Dist::rademacher: return (rng.next_u64() >> 63) ? 1.0 : -1.0;
-    case Dist::student_t: {
-      const double g = rng.normal();
-      const double chi2 = rng.chi_square(std::size_t(d.df));
-      return g / std::sqrt(chi2 / d.df) * std::sqrt((d.df - 2.0) / d.df);
-    }
+    case Dist::student_t: break;  // in bulk only (kernels.hpp student_t)
   }
-  return 0;
+  fail("standard_draw", "Student-t entries are drawn in bulk from a NormalStream");
 }
 
 void fill(Vec<float> out, Rng& rng, const Distribution& d) {

@@ -157,9 +157,14 @@ enum class Dist : int { normal = 0, uniform = 1, rademacher = 2, student_t = 3 }
 //   normal     z ~ N(0, 1)
 //   uniform    z ~ U(−√3, √3)
 //   rademacher z = ±1, each with probability 1/2
-//   student_t  z = t·√((ν−2)/ν), t = g / √(χ²_ν/ν) with g ~ N(0, 1) and χ²_ν drawn by chi_square;
-//              integer ν = df >= 3 (the variance is infinite for ν <= 2); heavy tails: the
-//              4th moment is infinite for ν <= 4, so sample variances converge slowly
+//   student_t  z = t·√((ν−2)/ν) = g·√((ν−2)/χ²_ν), t = g / √(χ²_ν/ν) with g ~ N(0, 1) and
+//              χ²_ν independent; integer ν = df in [3, kMaxStudentDf] (the variance is infinite for ν <= 2); heavy
+//              tails: the 4th moment is infinite for ν <= 4, so sample variances converge slowly.
+//              Drawn in bulk from a NormalStream (kernels.hpp student_t), each entry from one
+//              lane: a Box–Muller pair gives g = z₁ (and z₂², a χ²₁, for odd ν), and ⌊ν/2⌋
+//              uniforms u give the rest as χ²₂'s, −2 ln u each (the squared radius of a
+//              Box–Muller pair): χ²_ν = [ν odd]·z₂² − 2 ln(u₁⋯u_⌊ν/2⌋), one ln per three u's
+constexpr int kMaxStudentDf = 100;  // ν's bound: the bulk kernel keeps ⌈⌊ν/2⌋/3⌉ products a lane
 struct Distribution {
   Dist kind = Dist::normal;
   double mean = 0;
@@ -167,9 +172,10 @@ struct Distribution {
   int df = 5;
 };
 
+// The laws drawn one at a time from an Rng (not student_t, drawn in bulk from a NormalStream).
 void fill(Vec<float> out, Rng& rng, const Distribution& d);
 // z only, as double (mean 0, variance 1), for code that transforms before rounding to float.
-double standard_draw_slow(Rng& rng, const Distribution& d);  // any kind, not inline
+double standard_draw_slow(Rng& rng, const Distribution& d);  // not inline
 inline double standard_draw(Rng& rng, const Distribution& d) {
   return d.kind == Dist::normal ? rng.normal() : standard_draw_slow(rng, d);
 }

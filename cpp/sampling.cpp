@@ -25,17 +25,17 @@ void layer_normalize(std::vector<double>& x) {
 void sample_dot_products(Vec<float> out, std::size_t dk, std::uint64_t seed, const Distribution& d,
                          std::uint64_t first, const PairOptions& pair) {
   ATTN_CHECK(dk > 0 && (!pair.layernorm || dk >= 2) && std::abs(pair.rho) <= 1);
-  // Standardized entries for pair i: a, the first dk, and b, the next dk. Normal ones are the
-  // first 2·dk normals of the pair's NormalStream (the SIMD Box–Muller kernel), in float; other
-  // laws are drawn one by one from the pair's Rng, in double.
-  const bool bulk = d.kind == Dist::normal;
+  // Standardized entries for pair i: a, the first dk, and b, the next dk. Normal and Student-t
+  // ones are the first 2·dk entries of the pair's NormalStream (the SIMD kernels), in float;
+  // other laws are drawn one by one from the pair's Rng, in double.
+  const bool bulk = d.kind == Dist::normal || d.kind == Dist::student_t;
   // (d_k = 1, the product experiment: the two normals of a block of pairs at once, four streams in
   // SIMD lanes, first_normal_pairs; draw is called for i = 0, 1, 2, … in order)
   constexpr std::size_t kBlock = 256;
-  std::vector<float> z(bulk ? 2 * dk : 0), z1(dk == 1 ? kBlock : 0), z2(z1.size());
+  std::vector<float> z(bulk ? 2 * dk : 0), z1(d.kind == Dist::normal && dk == 1 ? kBlock : 0), z2(z1.size());
   std::vector<double> zd(bulk ? 0 : 2 * dk);
   const auto draw = [&](std::size_t i) {
-    if (bulk && dk == 1) {
+    if (d.kind == Dist::normal && dk == 1) {
       if (i % kBlock == 0) {
         const std::size_t n = std::min(kBlock, out.size - i);
         first_normal_pairs(Vec<float>{z1.data(), n}, Vec<float>{z2.data(), n}, seed, first + i);
@@ -46,7 +46,8 @@ void sample_dot_products(Vec<float> out, std::size_t dk, std::uint64_t seed, con
     }
     if (bulk) {
       NormalStream g(seed, first + i);
-      normals(Vec<float>{z.data(), z.size()}, g);
+      if (d.kind == Dist::normal) normals(Vec<float>{z.data(), z.size()}, g);
+      else student_t(Vec<float>{z.data(), z.size()}, g, d.df);
       return;
     }
     Rng rng(seed, first + i);
@@ -61,7 +62,7 @@ void sample_dot_products(Vec<float> out, std::size_t dk, std::uint64_t seed, con
   if (pair.rho == 0 && !pair.layernorm) {
     // d_k = 1 (the product experiment): dot's one rounded product, without its call
     const auto pair_dot = [dk](Vec<const float> x, Vec<const float> y) { return dk == 1 ? x[0] * y[0] : dot(x, y); };
-    const bool standard = bulk && d.mean == 0 && d.std == 1;  // then q and k are the normals themselves
+    const bool standard = bulk && d.mean == 0 && d.std == 1;  // then q and k are the entries themselves
     for (std::size_t i = 0; i < out.size; ++i) {
       draw(i);
       if (standard) { out[i] = pair_dot({z.data(), dk}, {z.data() + dk, dk}); continue; }
@@ -94,13 +95,14 @@ void sample_dot_products(Vec<float> out, std::size_t dk, std::uint64_t seed, con
 }
 
 void sample_entries(Vec<float> out, std::uint64_t seed, std::uint64_t stream, const Distribution& d) {
-  if (d.kind != Dist::normal) {
+  if (d.kind != Dist::normal && d.kind != Dist::student_t) {
     Rng rng(seed, stream);
     fill(out, rng, d);
     return;
   }
   NormalStream g(seed, stream);
-  normals(out, g);
+  if (d.kind == Dist::normal) normals(out, g);
+  else student_t(out, g, d.df);
   if (d.mean == 0 && d.std == 1) return;
   for (std::size_t i = 0; i < out.size; ++i) out[i] = static_cast<float>(d.mean + d.std * double(out[i]));
 }

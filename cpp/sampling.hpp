@@ -15,18 +15,19 @@ struct PairOptions {
 
 // (eq:dot-variance) out_i = q⁽ⁱ⁾ · k⁽ⁱ⁾ for independent pairs in R^dk with entries from `d`.
 // Pair i draws from stream first + i of the seed, so any split of [0, count) into calls gives the
-// same values. Standardized entries a, b are drawn first (q takes a, k takes b): for normal entries
-// the first dk and the next dk normals of the pair's NormalStream, for the other laws a then b from
-// its Rng. They are correlated, then mapped to mean + std·(·), then optionally normalised. With
-// the defaults E = 0, Var = dk; dk = 1 is the product experiment (eq:product-variance): Var(XY) = 1.
+// same values. Standardized entries a, b are drawn first (q takes a, k takes b): for normal and
+// Student-t entries the first dk and the next dk entries of the pair's NormalStream (kernels.hpp
+// normals, student_t), for the other laws a then b from its Rng. They are correlated, then mapped
+// to mean + std·(·), then optionally normalised. With the defaults E = 0, Var = dk; dk = 1 is the
+// product experiment (eq:product-variance): Var(XY) = 1.
 //   mean μ, std 1:   E = dk·μ²,  Var = dk·(1 + 2μ²)
 //   correlation ρ:   E = dk·ρ,   Var = dk·(1 + ρ²)   (normal entries)
 //   layernorm:       E = 0,      Var = dk²/(dk − 1)
 void sample_dot_products(Vec<float> out, std::size_t dk, std::uint64_t seed, const Distribution& d,
                          std::uint64_t first = 0, const PairOptions& pair = {});
 
-// `out.size` entries mean + std·z of stream `stream`: z the stream's normals (NormalStream, in
-// float) for normal entries, and standard_draw's from Rng(seed, stream) for the other laws. One
+// `out.size` entries mean + std·z of stream `stream`: z the stream's normals or Student-t entries
+// (NormalStream, in float), and standard_draw's from Rng(seed, stream) for the other laws. One
 // stream's entries come one after another: fewer are a prefix of more. The initialisation step
 // draws its tokens and its projections W_Q, W_K (std = σ_W) here.            (eq:initialization)
 void sample_entries(Vec<float> out, std::uint64_t seed, std::uint64_t stream, const Distribution& d);

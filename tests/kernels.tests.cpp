@@ -377,6 +377,22 @@ TEST_CASE("bulk normals in SIMD lanes are the scalar twin's, bit for bit, for ev
     }
 }
 
+TEST_CASE("Student-t entries in SIMD lanes are the scalar twin's, bit for bit, for odd and even ν, every length and across calls",
+          "[kernels][rng][eq:breaking-assumptions]") {
+  for (int df : {3, 4, 5, 6, 7, 8, 9, 20, 100})  // ⌊ν/2⌋ uniforms: 1, 2 and 3 to a product, and many products
+    for (std::size_t n : {1, 3, 4, 5, 8, 13, 64, 1027}) {
+      NormalStream g(df * 31 + 1, n), h = g;
+      std::vector<float> a(n), b(n);
+      student_t(Vec<float>{a.data(), n}, g, df);
+      student_t_ref(Vec<float>{b.data(), n}, h, df);
+      INFO("ν = " << df << ", n = " << n);
+      REQUIRE(std::memcmp(a.data(), b.data(), n * sizeof(float)) == 0);
+      student_t(Vec<float>{a.data(), n}, g, df);  // the state moved on alike
+      student_t_ref(Vec<float>{b.data(), n}, h, df);
+      REQUIRE(std::memcmp(a.data(), b.data(), n * sizeof(float)) == 0);
+    }
+}
+
 TEST_CASE("d_k = 1 pairs, four streams in SIMD lanes, are each stream's first two normals", "[kernels][rng][eq:product-variance]") {
   for (std::size_t n : {1, 3, 4, 5, 8, 15, 16, 17, 20, 259}) {  // 16 a step, then one
     std::vector<float> a(n), b(n);

@@ -267,6 +267,46 @@ TEST_CASE("a stream's bulk normals do not depend on how many are asked for: fewe
   CHECK(std::mismatch(all.begin(), all.end(), seed.begin()).first == all.begin());
 }
 
+namespace {
+
+// P(|T| < t) for Student's t with ν >= 3 degrees of freedom, θ = atan(t/√ν) (Abramowitz & Stegun
+// 26.7.3 and 26.7.4): odd ν (2/π)(θ + sin θ·(cos θ + ⅔cos³θ + … + (2·4⋯(ν−3))/(3·5⋯(ν−2))·cos^(ν−2)θ)),
+// even ν sin θ·(1 + ½cos²θ + … + (1·3⋯(ν−3))/(2·4⋯(ν−2))·cos^(ν−2)θ)
+double t_abs_cdf(double t, int nu) {
+  const double th = std::atan(t / std::sqrt(double(nu))), c = std::cos(th);
+  double term = nu % 2 ? c : 1, sum = term;
+  for (int k = nu % 2 ? 3 : 2; k <= nu - 2; k += 2) sum += (term *= c * c * (k - 1) / k);
+  return nu % 2 ? 2 / M_PI * (th + std::sin(th) * sum) : std::sin(th) * sum;
+}
+
+}  // namespace
+
+TEST_CASE("bulk Student-t entries follow Student's t law with ν degrees of freedom, scaled to variance 1: Kolmogorov–Smirnov against its CDF",
+          "[rng][eq:breaking-assumptions]") {
+  // the closed form itself, at points with known values: t₃ at √3 (θ = π/4) and t₄ at 2 (θ = π/4)
+  CHECK(t_abs_cdf(std::sqrt(3.0), 3) == Approx(2 / M_PI * (M_PI / 4 + 0.5)));
+  CHECK(t_abs_cdf(2, 4) == Approx(std::sqrt(0.5) * 1.25));
+  for (int df : {3, 4, 5, 6, 9, 20}) {
+    const std::size_t per = 1000, streams = 200, n = per * streams;
+    std::vector<double> t;
+    t.reserve(n);
+    std::vector<float> z(per);
+    for (std::uint64_t stream = 0; stream < streams; ++stream) {  // many streams, as the pairs use them
+      NormalStream g(404, stream);
+      student_t(Vec<float>{z.data(), per}, g, df);
+      for (float v : z) t.push_back(std::abs(double(v)) * std::sqrt(df / (df - 2.0)));  // |t| = |z|·√(ν/(ν−2))
+    }
+    std::sort(t.begin(), t.end());
+    double d = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double f = t_abs_cdf(t[i], df);
+      d = std::max({d, std::abs(f - double(i) / n), std::abs(f - double(i + 1) / n)});
+    }
+    INFO("ν = " << df << ": D = " << d);
+    CHECK(d < 1.95 / std::sqrt(double(n)));  // the 99.9% point of D (the seed is fixed); ν ± 1 fails it up to ν = 9
+  }
+}
+
 TEST_CASE("a normal pair takes q from its stream's first d_k normals and k from the next d_k, at d_k = 1 too, and entries are the stream's normals", "[rng][eq:dot-variance]") {
   // the documented layout (sampling.hpp), against the stream itself: pair i of a run that starts at
   // `first` is NormalStream(seed, first + i)
@@ -279,6 +319,17 @@ TEST_CASE("a normal pair takes q from its stream's first d_k normals and k from 
       const float want = dk == 1 ? z[0] * z[1] : dot(Vec<const float>{z.data(), dk}, Vec<const float>{z.data() + dk, dk});
       INFO("d_k = " << dk << ", pair " << i);
       REQUIRE(out[i] == want);
+    }
+  }
+  // a Student-t pair likewise, from its stream's Student-t entries
+  for (std::size_t dk : {1, 6}) {
+    std::vector<float> out(20);
+    sample_dot_products(Vec<float>{out.data(), out.size()}, dk, seed, {Dist::student_t, 0, 1, 7}, first);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      std::vector<float> z(2 * dk);
+      NormalStream g(seed, first + i);
+      student_t(Vec<float>{z.data(), z.size()}, g, 7);
+      REQUIRE(out[i] == (dk == 1 ? z[0] * z[1] : dot(Vec<const float>{z.data(), dk}, Vec<const float>{z.data() + dk, dk})));
     }
   }
   // entries mean + std·z of one stream

@@ -286,7 +286,7 @@ TEST_CASE("Student-t entries keep Var(q·k) = d_k at every d_k, with an interval
           "[stats][eq:breaking-assumptions]") {
   const std::size_t dk = GENERATE(4, 64, 256);
   const int df = 10;
-  const std::size_t n = dk == 4 ? 40000 : dk == 64 ? 10000 : 4000;  // a Student-t entry costs ν + 1 normals
+  const std::size_t n = dk == 4 ? 40000 : dk == 64 ? 10000 : 4000;
   const Summary s = dots_summary(dk, n, 54 + dk, {Dist::student_t, 0, 1, df});
   const double d = double(dk);
   CHECK(std::abs(s.variance - d) < 5 * s.variance_se);

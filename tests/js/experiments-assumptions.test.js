@@ -267,7 +267,7 @@ describe('breaking-assumptions', () => {
     expect(tFourthMoment(5)).toBe(9);
     expect(tFourthMoment(10)).toBe(4);
     expect(tFourthMoment(4)).toBe(Infinity);
-    const { result: r, progress } = drain(breakingSweep(engine, { departure: 'student-t', df: 10, count: 2000, seed: 4, dks: [2, 4, 64] }));
+    const { result: r, progress } = drain(breakingSweep(engine, { departure: 'student-t', df: 10, count: 3000, seed: 4, dks: [2, 4, 64] }));
     expect(progress.length).toBeGreaterThan(0);
     expect(within(r)).toBe(true);
     for (const p of r.points) {

@@ -38,7 +38,7 @@ function kernel(fns, prefix) {
 
 const opcodes = (body) => new Set(body.map((ins) => ins.split(/\s+/)[0]));
 const KERNELS = ['attnlab::dot(', 'attnlab::matmul_nt(', 'attnlab::matmul_nn(', 'attnlab::matmul_tn(', 'attnlab::softmax_rows(',
-  'attnlab::normals('];
+  'attnlab::normals(', 'attnlab::student_t('];
 
 describe('SIMD128 in the wasm builds', () => {
   const simd = functions(disassemble(wasmFile('attnlab.wasm')));

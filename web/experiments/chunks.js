@@ -35,8 +35,8 @@ function keep(engine, key, dots) {
   }
 }
 
-// q·k for `count` pairs, in chunks of about CHUNK_NORMALS draws (an entry costs `cost` draws: a
-// Student-t entry is a normal and a chi-square). Pair i always uses RNG stream first + i, so the
+// q·k for `count` pairs, in chunks of about CHUNK_NORMALS draws (an entry costs `cost` normals'
+// time: a Student-t entry, 2.6 at ν = 5). Pair i always uses RNG stream first + i, so the
 // chunking never changes the numbers, and what the engine drew before for the same parameters is
 // reused (above).
 export function* sampleDots(engine, { dk, count, seed, first = 0, distribution = 'normal', mean = 0, std = 1, ...rest }, { cost = 1 } = {}) {
