@@ -4,6 +4,7 @@ import { sup } from '../format.js';
 import './plot.css';
 import { subscriptSvg } from '../subscripts.js';
 import { fitWidth } from './room.js';
+import { bakeTranslations } from './bake-translations.js';
 
 export { fitWidth };
 
@@ -17,6 +18,8 @@ export const SERIES_COLORS = ['#0072b2', '#d55e00', '#009e73', '#cc79a7', '#e69f
 // - Observable Plot puts aria-label on bare <g> elements, which is invalid ARIA without a role.
 // - a width no larger than the content of the figure it is drawn in (room.js: fitWidth), unless
 //   fit is false.
+// - the translations of its ticks and labels baked into their coordinates (bake-translations.js):
+//   a transform each made every frame's layerization twice as slow.
 // Each build leaves a performance mark (attnlab:plot), for DevTools and the interaction benchmark.
 export function plot({ fit = true, ...options }) {
   performance.mark('attnlab:plot');
@@ -25,6 +28,7 @@ export function plot({ fit = true, ...options }) {
   node.querySelectorAll('style').forEach((s) => s.remove());
   node.querySelectorAll('g[aria-label]').forEach((g) => g.setAttribute('role', 'group'));
   subscriptSvg(node);  // d_model as d with a lowered "model"
+  bakeTranslations(node);
   return node;
 }
 

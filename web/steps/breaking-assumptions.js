@@ -103,13 +103,15 @@ export function mount(figure, { run }) {
       const corrected = { name: d.formula, points: pts.map((p) => ({ x: p.dk, y: p.formulaVariance })) };
       const measured = (f) => ({ name: 'measured, 95% interval', points: pts.map((p) => ({ x: p.dk, ...f(p) })) });
       // the y axes end on powers of 2 (left) or a nice number (right) beyond the data, so that a new
-      // seed or sample size mostly keeps them, and the plots' marks move in place
+      // seed or sample size mostly keeps them, and the plots' marks move in place. The left one
+      // leaves room for intervals from a third to 1.25 times the lines: the line d_k ends on a
+      // power, 512, which the interval there straddles at about half the seeds
       const leftMeasured = measured((p) => ({ y: p.variance, lo: Math.max(p.varianceCI[0], 1e-3), hi: p.varianceCI[1] }));
       const leftLines = departure === 'student-t' ? [premiseLine] : [premiseLine, corrected];
       showTheory(left.plot, {
         measured: [leftMeasured], lines: leftLines,
         xLabel: 'dₖ', yLabel: 'Var(q·k)', xLog: true, xBase: 2, yLog: true, yBase: 2, xTicks: dks, height: 300,
-        yDomain: powerDomain([...leftMeasured.points.flatMap((p) => [p.lo, p.hi]), ...leftLines.flatMap((l) => l.points.map((p) => p.y))], 2),
+        yDomain: powerDomain([...leftMeasured.points.flatMap((p) => [p.lo, p.hi]), ...leftLines.flatMap((l) => l.points.flatMap((p) => [p.y / 3, p.y * 1.25]))], 2),
         ariaLabel: `Measured Var(q·k) against dₖ with the line dₖ and the formula ${d.formula}`,
       });
 
