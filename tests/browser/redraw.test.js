@@ -177,6 +177,15 @@ describe('training curves redrawn in place', () => {
       Number(document.querySelector(`#${id} figure.live`).dataset.streamed || 0)], ID);
     for (const [name, value] of [['optimizer', 'adam'], ['lr', '2'], ['init', 'lecun']]) {
       const url = await page.evaluate(() => location.search), [b0, s0] = await builds(page);
+      await page.evaluate((id) => {  // the plots built when the run's first chunk is drawn
+        const f = document.querySelector(`#${id} figure.live`), streamed = f.dataset.streamed;
+        const obs = new MutationObserver(() => {
+          if (f.dataset.streamed === streamed) return;
+          obs.disconnect();
+          window.firstChunkBuilds = performance.getEntriesByName('attnlab:plot').length;
+        });
+        obs.observe(f, { attributes: true, attributeFilter: ['data-streamed'] });
+      }, ID);
       const control = page.locator(`#${ID} [data-param="${name}"]`);
       if (name === 'lr') await control.evaluate((e, v) => { e.value = v; e.dispatchEvent(new Event('input', { bubbles: true })); }, value);
       else await control.selectOption(value);
@@ -187,6 +196,8 @@ describe('training curves redrawn in place', () => {
       // plots per redraw, as before, is twice that)
       const [b1, s1] = await builds(page);
       expect(b1 - b0).toBeLessThanOrEqual(2 * (s1 - s0 + 1));
+      // and the first chunk built none: its curves moved onto the decades the last run ended on
+      expect(await page.evaluate(() => window.firstChunkBuilds), name).toBe(b0);
       await fresh.page.goto(await page.evaluate(() => location.href));
       await settled(fresh.page);
       const plots = (p) => p.$$eval(`#${ID} .panel .plot svg.attnlab-plot`, (svgs) => svgs.map((s) => s.outerHTML.replace(/ (id|clip-path)="[^"]*"/g, '')));

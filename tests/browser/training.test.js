@@ -101,9 +101,19 @@ describe('training-ablation in Chromium', () => {
     await move(-1, 2);  // 300 → 200: drawn from the curves trained already, no request
     expect(await posted(page)).toBe(before);
     expect(await mainRun(page)).toEqual(await fresh(200));
+    const plots = () => page.evaluateHandle((id) => [...document.querySelectorAll(`#${id} .panel .plot svg.attnlab-plot`)], ID);
+    const builds = () => page.evaluate(() => performance.getEntriesByName('attnlab:plot').length);
+    const at200 = await plots();
     await move(+2, 3);  // 200 → 500: steps 301 to 500 trained, the rest as before
     expect(await posted(page)).toBeGreaterThan(before);
     expect(await mainRun(page)).toEqual(await fresh(500));
+    // back to 200: the plots of 200 steps drawn before come back (plots/training-curves.js), built
+    // again by none
+    const built = await builds();
+    await move(-2, 4);
+    expect(await page.evaluate(([a, b]) => a.length === 4 && a.every((n, i) => n === b[i]), [at200, await plots()])).toBe(true);
+    expect(await builds()).toBe(built);
+    expect(await mainRun(page)).toEqual(await fresh(200));
     expect(errors).toEqual([]);
     await close();
   });

@@ -3,8 +3,10 @@
 //   series: [{ name, values }]   values[i] is the metric at step i + 1 (one colour per series)
 //   ref:    { name, y }          e.g. ln L, the entropy of uniform attention
 //   yCover: [lo, hi]             decades a log axis always spans
+//   yKeep:  true                 a log axis keeps the decades drawn there while the points fit in
+//                                them (a run streaming its chunks: its first ones then move in place)
 import * as Plot from '@observablehq/plot';
-import { chart, showMoved } from '../morph.js';
+import { chart, recentNodes, showMoved } from '../morph.js';
 import { moveMarks } from './move-marks.js';
 import { SERIES_COLORS, decades, plot, powerOfTen } from './style.js';
 
@@ -33,17 +35,21 @@ function pointsOf(values, window, yLog) {
 // The y axis: the given one, or on a log axis the decades around every point and around yCover
 // ([lo, hi], powers of ten): most runs then share one axis, so a new run's curves are moved onto it
 // in place (showTrainingCurves), and runs are compared on the same decades.
-function yAxisOf(lines, { yLabel, yLog, yDomain, yCover }) {
+// (kept: decades drawn before, used instead when every point and yCover fit in them)
+function yAxisOf(lines, { yLabel, yLog, yDomain, yCover }, kept = null) {
   const ys = lines.flat().map((p) => p.y);
   if (!yLog || !ys.length) return { label: yLabel, grid: true, domain: yDomain };
   const [lo, hi] = yCover ?? [Infinity, 0];
-  const domain = [Math.min(lo, 10 ** Math.floor(Math.log10(Math.min(...ys)))), Math.max(hi, 10 ** Math.ceil(Math.log10(Math.max(...ys))))];
+  const [min, max] = [Math.min(lo, ...ys), Math.max(hi, ...ys)];
+  const domain = kept && kept[0] <= min && max <= kept[1] ? kept
+    : [Math.min(lo, 10 ** Math.floor(Math.log10(min))), Math.max(hi, 10 ** Math.ceil(Math.log10(max)))];
   return { label: yLabel, grid: true, domain, type: 'log', ticks: decades(...domain), tickFormat: powerOfTen };
 }
 
 // (lines: each series' points, when the caller has them already: showTrainingCurves)
 export function trainingCurvesPlot({ series, yLabel, yLog = false, yDomain, yCover, ref, steps, window = 10,
-  width = 320, height = 220, ariaLabel, lines = series.map((s) => pointsOf(s.values, window, yLog)) }) {
+  width = 320, height = 220, ariaLabel, lines = series.map((s) => pointsOf(s.values, window, yLog)),
+  y = yAxisOf(lines, { yLabel, yLog, yDomain, yCover }) }) {
   const rows = series.flatMap((s, k) => lines[k].map((p) => ({ ...p, series: s.name })));
   const names = series.map((s) => s.name);
   const marks = [Plot.line(rows, { x: 'x', y: 'y', stroke: 'series', strokeWidth: 1.75, z: 'series' })];
@@ -54,7 +60,7 @@ export function trainingCurvesPlot({ series, yLabel, yLog = false, yDomain, yCov
     width, height, marginLeft: 48, marginRight: 12, marginBottom: 34,
     style: { background: 'transparent', color: 'currentColor', fontSize: '11px' },
     x: { label: 'training step', domain: [0, steps], grid: true },
-    y: yAxisOf(lines, { yLabel, yLog, yDomain, yCover }),
+    y,
     color: { type: 'ordinal', domain: names, range: SERIES_COLORS.slice(0, names.length) },
     ariaLabel: ariaLabel ?? `${yLabel} against the training step for ${names.join(', ')}`,
     marks,
@@ -65,14 +71,19 @@ export function trainingCurvesPlot({ series, yLabel, yLog = false, yDomain, yCov
 // log axis's decades, the room): each line's path through the plot's scales (move-marks.js), ~0.2
 // ms where a Plot build takes ~5. A run streaming its chunks redraws four such plots every 200 ms.
 const drawn = new WeakMap();  // container → what showMoved drew (morph.js)
+const shownY = new WeakMap();  // container → the y domain of the plot drawn there
+// axes the container showed lately (the steps control moved up and back, L's entropy axis), moved
+const takeBack = recentNodes();
 
-export function showTrainingCurves(container, options) {
+export function showTrainingCurves(container, { yKeep = false, ...options }) {
   const o = { window: 10, width: 320, height: 220, yLog: false, ...options };
   const lines = o.series.map((s) => pointsOf(s.values, o.window, o.yLog));
+  const y = yAxisOf(lines, o, yKeep ? shownY.get(container) : null);
+  shownY.set(container, y.domain);
   const { series, ...rest } = o;
   showMoved(container, drawn, {
     width: o.width,
-    layout: JSON.stringify({ ...rest, names: series.map((s) => s.name), y: yAxisOf(lines, o).domain }),
+    layout: JSON.stringify({ ...rest, names: series.map((s) => s.name), y: y.domain }),
     move: (node, { x, y }) => {
       const paths = chart(node)?.querySelector('g[aria-label="line"]')?.children ?? [];
       if (paths.length !== lines.length) return false;
@@ -80,7 +91,8 @@ export function showTrainingCurves(container, options) {
       lines.forEach((points, k) => move.line(paths[k], points));
       return move.apply();
     },
-    build: () => trainingCurvesPlot({ ...o, lines }),
+    build: () => trainingCurvesPlot({ ...o, lines, y }),
     scalesOf: (node) => ({ x: node.scale('x'), y: node.scale('y') }),
+    takeBack,
   });
 }

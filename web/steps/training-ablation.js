@@ -111,13 +111,15 @@ export function mount(figure, { run, cancel }) {
     const series = (m) => VARIANTS.map((n) => ({ name: NAMES[n], values: shown[n][m] }));
     const steps = Math.max(values.steps, at);
     const common = { steps, window: 10, width: 520, height: 240 };
-    // each drawn at the room of this figure (plots/room.js), its lines moved in place on unchanged axes
-    const curvesIn = (p, options) => plots && showTrainingCurves(p.plot, { ...common, ...options });
+    // each drawn at the room of this figure (plots/room.js), its lines moved in place on unchanged
+    // axes; while a run streams, a log axis keeps its decades as long as the curves fit in them (the
+    // run before ended on its own: a new run's first chunk then moves onto them instead of a build)
+    const curvesIn = (p, options) => plots && showTrainingCurves(p.plot, { ...common, yKeep: running, ...options });
     curvesIn(panels.loss, { series: series('loss'), yLabel: 'loss', yLog: true, yCover: [0.01, 10] });
     curvesIn(panels.accuracy, { series: series('accuracy'), yLabel: 'accuracy', yDomain: [0, 1] });
     curvesIn(panels.entropy, { series: series('entropy'), yLabel: 'entropy (nats)',
       yDomain: [0, Math.log(values.seqLen) * 1.05], ref: { name: `uniform: ln ${values.seqLen}`, y: Math.log(values.seqLen) } });
-    curvesIn(panels.gradNorm, { series: series('gradNorm'), yLabel: '‖∂L/∂s‖', yLog: true, yCover: [1e-4, 1] });
+    curvesIn(panels.gradNorm, { series: series('gradNorm'), yLabel: '‖∂L/∂s‖', yLog: true, yCover: [1e-4, 10] });
     status.textContent = `step ${at} of ${values.steps}`;
     play.textContent = running ? 'Pause' : 'Play';
     play.title = running ? 'Stop training here (Play continues)' : 'Train up to the chosen number of steps';
