@@ -4,18 +4,22 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import katex from 'katex';
 import { describe, expect, it } from 'vitest';
-import { mathStylesheet, prerenderMath, styleClass } from '../../tools/prerender-math.js';
+import { mathStylesheet, prerenderMath, styleClass, withoutTexSource } from '../../tools/prerender-math.js';
 
 const render = (tex, displayMode) => katex.renderToString(tex, { displayMode, throwOnError: false });
 const text = (html) => html.replace(/<[^>]*>/g, '');
 const tags = (html) => html.match(/<[a-zA-Z][\w-]*/g);
 
 describe('prerenderMath', () => {
-  it('turns inline and display math into KaTeX’s markup for their text, entities decoded, each style a class', () => {
+  it('turns inline and display math into KaTeX’s markup for their text, entities decoded, each style a class, its MathML without the TeX source', () => {
     const styles = new Map();
     const html = '<p>if <span class="math">j&gt;i</span> then</p><div class="math display">\\frac{a}{b}\\; c&lt;d</div>';
     const out = prerenderMath(html, styles);
-    const katexOf = [render('j>i', false), render('\\frac{a}{b}\\; c<d', true)];
+    const katexOf = [render('j>i', false), render('\\frac{a}{b}\\; c<d', true)].map(withoutTexSource);
+    expect(render('j>i', false)).toContain('<annotation encoding="application/x-tex">j&gt;i</annotation>');
+    expect(katexOf[0]).not.toContain('<annotation');
+    expect(out.match(/<math /g)).toHaveLength(2);  // the MathML screen readers read
+    expect(out).not.toContain('<annotation');
     expect(out).not.toContain('style=');
     expect(text(out)).toBe(`if ${text(katexOf[0])} then${text(katexOf[1])}`);
     expect(tags(out)).toEqual(['<p', '<span', ...tags(katexOf[0]), '<div', ...tags(katexOf[1])]);
