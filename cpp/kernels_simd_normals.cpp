@@ -36,10 +36,6 @@ struct Lanes {
 // x's bits flipped where `mask` is all ones: a blend without select
 inline F4 flip(F4 x, I4 mask) { return xsimd::bitwise_cast<F4>(xsimd::bitwise_cast<I4>(x) ^ mask); }
 
-// z₁ = r·cos 2πu₂ and z₂ = r·sin 2πu₂ from the lanes' outputs a, b (normals_detail::box_muller),
-// for G groups at once: each is one long chain of dependent operations (the ln's polynomial, then
-// the square root), so every line is written for all G, which puts G independent chains side by
-// side in the instruction stream (neither clang's wasm backend nor V8 reorders them much).
 // u = (⌊a/2⌋ + ½)·2⁻³¹ ∈ (0, 1] from the lanes' outputs a
 inline F4 unit(U4 a) { return (xsimd::to_float(xsimd::bitwise_cast<I4>(a >> 1)) + F4(0.5f)) * F4(0x1p-31f); }
 
@@ -67,6 +63,10 @@ template <int G>
   }
 }
 
+// z₁ = r·cos 2πu₂ and z₂ = r·sin 2πu₂ from the lanes' outputs a, b (normals_detail::box_muller),
+// for G groups at once: each is one long chain of dependent operations (the ln's polynomial, then
+// the square root), so every line is written for all G, which puts G independent chains side by
+// side in the instruction stream (neither clang's wasm backend nor V8 reorders them much).
 template <int G>
 [[gnu::always_inline]] inline void box_muller(const U4 (&a)[G], const U4 (&b)[G], F4 (&z1)[G], F4 (&z2)[G]) {
   using C = BoxMuller;
