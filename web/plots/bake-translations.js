@@ -1,7 +1,7 @@
 // Plot places every tick, tick label and axis label with a transform="translate(x, y)" of its own.
 // Each such transform is a node of the browser's property trees and starts a paint chunk of its
 // own, and the ~150 of a figure of four plots made each frame's layerization 3.6 ms (1.7 ms with
-// every one of them removed, docs/PERFORMANCE-LOG.md). A pure translation of a leaf is baked into
+// them baked in, docs/PERFORMANCE-LOG.md). A pure translation of a leaf is baked into
 // its coordinates instead: a <text>'s x and y (a y in em, Plot's way of centring a label, becomes
 // its dy), a <path>'s points (absolute M, L, H, V and Z only), a <line>'s ends, a <rect>'s corner, a
 // <circle>'s centre. Groups, and anything else (a rotation, a relative path), keep theirs.

@@ -113,7 +113,8 @@ export function mount(figure, { run, cancel }) {
     const common = { steps, window: 10, width: 520, height: 240 };
     // each drawn at the room of this figure (plots/room.js), its lines moved in place on unchanged
     // axes; while a run streams, a log axis keeps its decades as long as the curves fit in them (the
-    // run before ended on its own: a new run's first chunk then moves onto them instead of a build)
+    // last run's axes ended where its curves did: a new run's first chunk fits them, and moves onto
+    // them without a build)
     const curvesIn = (p, options) => plots && showTrainingCurves(p.plot, { ...common, yKeep: running, ...options });
     curvesIn(panels.loss, { series: series('loss'), yLabel: 'loss', yLog: true, yCover: [0.01, 10] });
     curvesIn(panels.accuracy, { series: series('accuracy'), yLabel: 'accuracy', yDomain: [0, 1] });
