@@ -9,6 +9,7 @@ const TRANSLATE = /^translate\(\s*([^\s,()]+)(?:[\s,]+([^\s,()]+))?\s*\)$/;
 const PLAIN = /^-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?$/i;
 const EM = /^-?(?:\d+\.?\d*|\.\d+)em$/;
 const POINTS = { line: [['x1', 'y1'], ['x2', 'y2']], rect: [['x', 'y']], circle: [['cx', 'cy']] };
+const LEAVES = new Set(['text', 'path', ...Object.keys(POINTS)]);  // what bake() reads
 
 const text = (v) => String(Math.round(v * 1000) / 1000);  // to a thousandth of a pixel
 const plain = (v) => v === null || PLAIN.test(v);
@@ -68,7 +69,7 @@ export function bakeTranslations(node) {
   let baked = 0;
   for (const e of node.querySelectorAll('svg [transform]')) {
     const transform = e.getAttribute('transform'), m = transform.match(TRANSLATE);
-    if (!m || !(e.tagName.toLowerCase() in { text: 1, path: 1, ...POINTS })) continue;
+    if (!m || !LEAVES.has(e.tagName.toLowerCase())) continue;
     const dx = Number(m[1]), dy = m[2] === undefined ? 0 : Number(m[2]);
     if (!Number.isFinite(dx) || !Number.isFinite(dy)) continue;
     e.removeAttribute('transform');
