@@ -58,11 +58,39 @@ function katexWoff2Only() {
   };
 }
 
+// The engine's worker as one more entry of the page's own module graph, not Vite's separate worker
+// bundle: its engine, glue and experiments are then the very chunks the page's own engine
+// (web/local-engine.js) loads, fetched once. `virtual:engine-worker-url` is its URL, relative to
+// the chunk that imports it (Rollup's import.meta.ROLLUP_FILE_URL_…).
+function engineWorkerChunk() {
+  const ID = 'virtual:engine-worker-url', RESOLVED = '\0virtual:engine-worker-url';
+  let serve = false;
+  return {
+    name: 'attnlab-engine-worker-chunk',
+    configResolved: (config) => { serve = config.command === 'serve'; },
+    resolveId: (id) => (id === ID ? RESOLVED : null),
+    // Vite's dynamic-import helper, now shared with the worker, reports a failed import on
+    // `window`, which a worker lacks (a ReferenceError would hide the failure): `self` is both.
+    transform(code, id) {
+      if (id !== '\0vite/preload-helper.js') return null;
+      const out = code.replace('window.dispatchEvent(e)', 'self.dispatchEvent(e)');
+      if (out === code) this.error('attnlab-engine-worker-chunk: Vite\'s preload helper no longer reads as expected');
+      return { code: out, map: null };
+    },
+    load(id) {
+      if (id !== RESOLVED) return null;
+      if (serve) return "export default new URL('/worker.js', import.meta.url).href;";
+      const ref = this.emitFile({ type: 'chunk', id: resolve(import.meta.dirname, 'web/worker.js'), name: 'worker' });
+      return `export default import.meta.ROLLUP_FILE_URL_${ref};`;
+    },
+  };
+}
+
 export default defineConfig({
   root: 'web',
   base: './',
   publicDir: 'public',
-  plugins: [stepSections(), katexWoff2Only()],
+  plugins: [stepSections(), katexWoff2Only(), engineWorkerChunk()],
   build: {
     outDir: '../dist', emptyOutDir: true, target: 'es2022', chunkSizeWarningLimit: 700,
     assetsInlineLimit: 0,  // no data: URLs: under the documented CSP, fonts come from 'self'

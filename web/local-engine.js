@@ -3,8 +3,9 @@
 // under 12 ms at the same sizes (engine-client.js) is then computed in the task that asked for it, so its
 // figure is drawn in the frame the reader's input schedules, not after it (the worker's answer
 // waits for that frame: ~8–10 ms here, docs/PERFORMANCE-LOG.md). Heavy runs stay in the worker.
-// (The single-file build swaps this module for local-engine-none.js: its one engine is inlined
-// in the worker, and a second copy of the wasm would double the file.)
+// Its scripts are the worker's own files, fetched once (vite.config.js builds the worker as a chunk
+// of the page's module graph). (The single-file build swaps this module for local-engine-none.js:
+// its one engine is inlined in the worker, and a second copy of the wasm would double the file.)
 import { WARM_UP } from './warm-up.js';
 
 const idle = () => new Promise((res) => requestIdleCallback(res, { timeout: 2000 }));

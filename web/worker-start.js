@@ -1,6 +1,7 @@
-// Starts the engine's worker from its bundled file. (The single-file build swaps this module for
-// worker-start-inline.js, whose worker is inlined in the page.)
-import workerUrl from './worker.js?worker&url';
+// Starts the engine's worker: web/worker.js, built as one more chunk of the page's own module graph
+// (vite.config.js), so its engine and experiments are the files the page's own engine loads too.
+// (The single-file build swaps this module for worker-start-inline.js, whose worker is inlined.)
+import workerUrl from 'virtual:engine-worker-url';
 
 // A worker script must be same-origin with the document, and is not when
 //   - the page is in a sandboxed iframe (sandbox="allow-scripts"): its origin is opaque, 'null';

@@ -35,6 +35,22 @@ describe('the page engine', () => {
     await close();
   });
 
+  it('shares its scripts with the worker: one file holds the engine\'s glue, one engine.js', async () => {
+    // Both engines import the same chunks (vite.config.js, engineWorkerChunk); a worker bundled on
+    // its own would carry a second copy of each, ~18 KB gzipped of the page's transfer.
+    const context = await h.browser.newContext();
+    const page = await context.newPage();
+    const scripts = new Map();  // url → body (the worker and the page each request a shared file)
+    page.on('response', (r) => { if (/\.m?js$/.test(new URL(r.url()).pathname)) scripts.set(r.url(), r.text()); });
+    await page.goto(`${h.base}?step=setup`);
+    await page.waitForFunction(() => performance.getEntriesByName('attnlab:page-engine').length > 0, null, { timeout: 30000 });
+    const bodies = await Promise.all(scripts.values());
+    const holding = (text) => bodies.filter((body) => body.includes(text)).length;
+    expect(holding('BindingError')).toBe(1);  // Embind's glue
+    expect(holding('the engine ran out of memory for the inputs')).toBe(1);  // web/engine.js
+    await context.close();
+  });
+
   it('leaves a heavy run to the worker', async () => {
     // 10⁵ pairs at d_k = 64: 12.8 million normals for the histogram, 52 ms in Node on this host.
     // (The d_k sweep alone, 1.4 million normals, fell under LIGHT_MS on a fast host, and the test
