@@ -25,6 +25,10 @@ describe('on a narrow screen', () => {
       // plots other than heatmaps (which scale down whole, to keep their cells square) and legends
       const plots = [...document.querySelectorAll('main svg.attnlab-plot')].filter((s) => !s.closest('.heatmap'));
       const scales = plots.map((s) => ({ where: s.getAttribute('aria-label'), scale: s.getBoundingClientRect().width / Number(s.getAttribute('width')) }));
+      // heatmaps with their numbers written in their cells are drawn at their room's width too:
+      // setup's scores came out at 7px, its heatmap scaled down whole
+      const texted = [...document.querySelectorAll('main .heatmap svg.attnlab-plot')].filter((s) => s.querySelector('g[aria-label="text"] text'))
+        .map((s) => ({ where: s.getAttribute('aria-label').slice(0, 40), scale: s.getBoundingClientRect().width / Number(s.getAttribute('width')) }));
       // bars' facet names: neighbours' boxes apart
       const touching = [];
       for (const s of plots) {
@@ -50,10 +54,12 @@ describe('on a narrow screen', () => {
       const wide = [...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > innerWidth + 1 && !scrolls(e))
         .filter((e) => !e.closest('.katex-mathml') && !e.parentElement.closest('svg'))  // MathML for screen readers, laid out but clipped to 1 px
         .filter((e) => !e.parentElement.closest('table')).slice(0, 12).map((e) => `${e.closest('section')?.id}: ${e.tagName} ${e.className?.baseVal ?? e.className} ${e.textContent.slice(0, 30)}`);
-      return { count: plots.length, scales, touching, marked, claimsCut, wide, docWidth: document.documentElement.scrollWidth };
+      return { count: plots.length, scales, texted, touching, marked, claimsCut, wide, docWidth: document.documentElement.scrollWidth };
     });
     expect(found.count).toBeGreaterThan(15);
     expect(found.scales.filter((p) => !(p.scale > 0.98)).map((p) => `${p.where}: ${p.scale.toFixed(3)}`)).toEqual([]);
+    expect(found.texted.length).toBeGreaterThan(0);
+    expect(found.texted.filter((p) => !(p.scale > 0.98)).map((p) => `${p.where}: ${p.scale.toFixed(3)}`)).toEqual([]);
     expect(found.touching).toEqual([]);
     expect(found.marked).toEqual([]);
     expect(found.claimsCut).toBe(0);

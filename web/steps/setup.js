@@ -2,6 +2,7 @@
 // number by number.
 import { sub } from '../format.js';
 import { showHeatmap } from '../plots/heatmap.js';
+import { drawIn, fitWidth } from '../plots/room.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import './setup.css';
 
@@ -59,7 +60,9 @@ export function mount(figure, { run }) {
       const colNames = Array.from({ length: NK }, (_, b) => `k${sub(b + 1)}`);
       const map = showHeatmap(scores.plot, {
         values: r.s, rows: NQ, cols: NK, rowNames, colNames, rowLabel: 'query', colLabel: 'key',
-        label: 'score qᵢ·kⱼ', diverging: true, cellText: true, width: 400,
+        // at the room's width, not scaled down whole: its scores stay 10px on a phone (they came
+        // out at 7px at 390px); its height follows, so the cells stay square
+        label: 'score qᵢ·kⱼ', diverging: true, cellText: true, width: drawIn(scores.plot, () => fitWidth(400)),
         ariaLabel: `Heatmap of the ${NQ}×${NK} unscaled score matrix S = QKᵀ at d_k = ${dk}, with each score written in its cell`,
       });
       // outline the cell of the pair the formula spells out (Plot draws the cells in row-major order)
