@@ -49,6 +49,13 @@ describe('every step', () => {
         expect(await shown(page, id), `${id}: moving ${name} changes the figure`).not.toBe(before);
       }
     }
+    // a log axis labels its ticks in one style: all written out or all powers of ten (not 1000 under 10⁴)
+    const mixed = await page.$$eval('main g[aria-label$="-axis tick label"]', (axes) => axes.map((axis) => {
+      const labels = [...axis.querySelectorAll('text')].map((t) => t.textContent);
+      const powers = labels.filter((t) => /^10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+$/.test(t));
+      return powers.length && powers.length < labels.length ? `${axis.closest('section').id}: ${labels.join(' ')}` : null;
+    }).filter(Boolean));
+    expect(mixed).toEqual([]);
     expect(errors).toEqual([]);
     await close();
   }, 300000);

@@ -2,7 +2,7 @@
 // their labels, a heatmap's (or bars') names thinned to what fits beside its cells, and a plot's
 // width fitted to a narrow screen.
 import { describe, expect, it } from 'vitest';
-import { columnTicks, decades, fitTicks, fitWidth, powerDomain, powerOfTen, rowTicks } from '../../web/plots/style.js';
+import { columnTicks, decades, fitTicks, fitWidth, powerDomain, powersOfTen, rowTicks } from '../../web/plots/style.js';
 
 describe('powerDomain', () => {
   it('encloses the positive values in powers of the base, a power itself being its own end', () => {
@@ -15,13 +15,16 @@ describe('powerDomain', () => {
   });
 });
 
-describe('decades and powerOfTen', () => {
+describe('decades and powersOfTen', () => {
   it('tick every power of ten in the domain, its ends included', () => {
     expect(decades(1e-3, 1)).toEqual([1e-3, 1e-2, 1e-1, 1]);
     expect(decades(0.02, 5000)).toEqual([0.1, 1, 10, 100, 1000]);
   });
-  it('label 1 to 1000 in full and the others as 10 with a superscript exponent', () => {
-    expect([1e-12, 1e-3, 0.1, 1, 10, 1000, 1e4].map(powerOfTen)).toEqual(['10⁻¹²', '10⁻³', '10⁻¹', '1', '10', '1000', '10⁴']);
+  it('label an axis of 1 to 1000 in full, any other as 10 with a superscript exponent, in one style', () => {
+    const labels = (ticks) => ticks.map(powersOfTen(ticks));
+    expect(labels([1, 10, 100, 1000])).toEqual(['1', '10', '100', '1000']);
+    expect(labels([1, 10, 100, 1000, 1e4])).toEqual(['10⁰', '10¹', '10²', '10³', '10⁴']);
+    expect(labels([1e-12, 1e-3, 0.1, 1])).toEqual(['10⁻¹²', '10⁻³', '10⁻¹', '10⁰']);
   });
 });
 

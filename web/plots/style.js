@@ -56,11 +56,13 @@ export function decades(lo, hi) {
   return out;
 }
 
-// A log axis's tick label: 10^k as 10 with a superscript exponent, 1 to 1000 written out (not the
-// SI "100m" of Plot's default format).
-export function powerOfTen(v) {
-  const e = Math.round(Math.log10(v));
-  return e >= 0 && e <= 3 ? String(10 ** e) : `10${sup(String(e))}`;
+// A log axis's tick labels, one style per axis (not Plot's SI "100m"): written out when every tick
+// is 1 to 1000, else each 10 with a superscript exponent: 10⁰ … 10⁴, not 1000 under 10⁴.
+//   powersOfTen(ticks)(v)   the label of the tick v of an axis with these ticks
+export function powersOfTen(ticks) {
+  const exponent = (v) => Math.round(Math.log10(v));
+  const written = ticks.every((v) => exponent(v) >= 0 && exponent(v) <= 3);
+  return (v) => (written ? String(10 ** exponent(v)) : `10${sup(String(exponent(v)))}`);
 }
 
 // Every k-th name (and the first) when all of them would not fit beside their cells or bars: k

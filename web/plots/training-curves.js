@@ -8,7 +8,7 @@
 import * as Plot from '@observablehq/plot';
 import { chart, recentNodes, showMoved } from '../morph.js';
 import { moveMarks } from './move-marks.js';
-import { SERIES_COLORS, decades, plot, powerOfTen } from './style.js';
+import { SERIES_COLORS, decades, plot, powersOfTen } from './style.js';
 
 // Trailing mean over `window` steps (fewer at the start), so a point never looks ahead.
 export function smooth(values, window) {
@@ -43,7 +43,8 @@ function yAxisOf(lines, { yLabel, yLog, yDomain, yCover }, kept = null) {
   const [min, max] = [Math.min(lo, ...ys), Math.max(hi, ...ys)];
   const domain = kept && kept[0] <= min && max <= kept[1] ? kept
     : [Math.min(lo, 10 ** Math.floor(Math.log10(min))), Math.max(hi, 10 ** Math.ceil(Math.log10(max)))];
-  return { label: yLabel, grid: true, domain, type: 'log', ticks: decades(...domain), tickFormat: powerOfTen };
+  const ticks = decades(...domain);
+  return { label: yLabel, grid: true, domain, type: 'log', ticks, tickFormat: powersOfTen(ticks) };
 }
 
 // (lines: each series' points, when the caller has them already: showTrainingCurves)
