@@ -15,6 +15,15 @@ const text = (v) => String(Math.round(v * 1000) / 1000);  // to a thousandth of 
 const plain = (v) => v === null || PLAIN.test(v);
 const value = (v) => (v === null ? 0 : Number(v));
 
+// For code that reads where Plot put a mark (plots/sweep-curves.js): a node's translation [dx, dy]
+// ([0, 0] for none, or another transform), and a coordinate attribute's value in pixels (0 for
+// none, or an em offset).
+export const translationOf = (node) => {
+  const m = node.getAttribute('transform')?.match(TRANSLATE);
+  return m ? [Number(m[1]), m[2] === undefined ? 0 : Number(m[2])] : [0, 0];
+};
+export const coordinate = (v) => (v !== null && PLAIN.test(v) ? Number(v) : 0);
+
 // the path's d moved by (dx, dy), or null for a path this does not read
 function movedPath(d, dx, dy) {
   const tokens = d.match(/[A-Za-z]|-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?/gi) ?? [];

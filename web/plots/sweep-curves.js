@@ -11,6 +11,7 @@
 //           zero among them) leave the frame at its bottom rather than draw over the axis
 import * as Plot from '@observablehq/plot';
 import { chart, recentNodes, showMoved } from '../morph.js';
+import { coordinate, translationOf } from './bake-translations.js';
 import { hasBar, moveMarks } from './move-marks.js';
 import { SERIES_COLORS, decades, plot, powersOfTen } from './style.js';
 
@@ -154,13 +155,11 @@ function moveMarker(node, { x, y }, marker, series = []) {
 // The reference levels' names (Plot's text marks: a group translated by dx, dy, each text at its
 // x, y, baked in from its own translation by style.js, and centred on it by dy = 0.32em), as boxes
 // { left, right, y: the centre line, h: half the height }.
-const translation = (node) => (node.getAttribute('transform')?.match(/translate\(([-\d.e]+),\s*([-\d.e]+)\)/) ?? [0, 0, 0]).slice(1).map(Number);
-const coordinate = (v) => (v !== null && /^-?[\d.]+(e[-+]?\d+)?$/i.test(v) ? Number(v) : 0);  // not an em offset
-const position = (t) => { const [tx, ty] = translation(t); return [tx + coordinate(t.getAttribute('x')), ty + coordinate(t.getAttribute('y'))]; };
+const position = (t) => { const [tx, ty] = translationOf(t); return [tx + coordinate(t.getAttribute('x')), ty + coordinate(t.getAttribute('y'))]; };
 function nameBoxes(svg) {
   const boxes = [];
   for (const g of svg.querySelectorAll(':scope > g[aria-label="text"]')) {
-    const [gx, gy] = translation(g), anchor = g.getAttribute('text-anchor') ?? 'start';
+    const [gx, gy] = translationOf(g), anchor = g.getAttribute('text-anchor') ?? 'start';
     for (const t of g.children) {
       const [tx, ty] = position(t), tw = textWidth(t.textContent, 400), x = gx + tx;
       const left = anchor === 'end' ? x - tw : anchor === 'middle' ? x - tw / 2 : x;
