@@ -71,16 +71,14 @@ export function trainingCurvesPlot({ series, yLabel, yLog = false, yDomain, yCov
 // show(container, trainingCurvesPlot(options)), in place while the axes stay (the steps shown, a
 // log axis's decades, the room): each line's path through the plot's scales (move-marks.js), ~0.2
 // ms where a Plot build takes ~5. A run streaming its chunks redraws four such plots every 200 ms.
-const drawn = new WeakMap();  // container → what showMoved drew (morph.js)
-const shownY = new WeakMap();  // container → the y domain of the plot drawn there
+const drawn = new WeakMap();  // container → what showMoved drew (morph.js): its node, its scales
 // axes the container showed lately (the steps control moved up and back, L's entropy axis), moved
 const takeBack = recentNodes();
 
 export function showTrainingCurves(container, { yKeep = false, ...options }) {
   const o = { window: 10, width: 320, height: 220, yLog: false, ...options };
   const lines = o.series.map((s) => pointsOf(s.values, o.window, o.yLog));
-  const y = yAxisOf(lines, o, yKeep ? shownY.get(container) : null);
-  shownY.set(container, y.domain);
+  const y = yAxisOf(lines, o, yKeep ? drawn.get(container)?.scales.y.domain : null);
   const { series, ...rest } = o;
   showMoved(container, drawn, {
     width: o.width,
