@@ -27,20 +27,27 @@ export const params = {
 
 const num = (v) => String(v).replace('-', '−');
 
+// A departure set to strength 0 (μ = 0, ρ = 0): the premise holds after all.
+const unbroken = (what, premise, symbol) =>
+  `${what} breaks nothing: ${premise} holds, each product qᵢkᵢ has mean 0 and variance 1, so Var(q·k) = dₖ and 1/√dₖ ` +
+  `normalises, as the derivation says. Choose a non-zero ${symbol} to see the premise fail.`;
+
 // Per departure: the formulas as TeX and as text, and the sentence on what it breaks.
 function describeDeparture(departure, { mu, rho, df }) {
   switch (departure) {
     case 'mean': return {
       tex: String.raw`\mathbb{E}[q\cdot k]=d_k\mu^2,\quad \operatorname{Var}(q\cdot k)=d_k(1+2\mu^2)=d_k\,(1+2\cdot${num(mu)}^2)=${fmt(1 + 2 * mu * mu, 4)}\,d_k`,
       formula: 'dₖ(1 + 2μ²)', ratio: 'Var(q·k/√dₖ) = 1 + 2μ²', ratioOf: () => 1 + 2 * mu * mu,
-      premise: `A mean μ = ${num(mu)} breaks “mean 0”: each product qᵢkᵢ has mean μ² and variance 1 + 2μ², so 1/√dₖ leaves a variance of ` +
-        `1 + 2μ² = ${fmt(1 + 2 * mu * mu, 4)} and a mean √dₖ·μ² that grows with dₖ. The scale does not normalise.`,
+      premise: mu === 0 ? unbroken('A mean μ = 0', '“mean 0”', 'μ')
+        : `A mean μ = ${num(mu)} breaks “mean 0”: each product qᵢkᵢ has mean μ² and variance 1 + 2μ², so 1/√dₖ leaves a variance of ` +
+          `1 + 2μ² = ${fmt(1 + 2 * mu * mu, 4)} and a mean √dₖ·μ² that grows with dₖ. The scale does not normalise.`,
     };
     case 'rho': return {
       tex: String.raw`\mathbb{E}[q\cdot k]=d_k\rho,\quad \operatorname{Var}(q\cdot k)=d_k(1+\rho^2)=d_k\,(1+(${num(rho)})^2)=${fmt(1 + rho * rho, 4)}\,d_k`,
       formula: 'dₖ(1 + ρ²)', ratio: 'Var(q·k/√dₖ) = 1 + ρ²', ratioOf: () => 1 + rho * rho,
-      premise: `A correlation ρ = ${num(rho)} breaks “q independent of k”: each qᵢkᵢ has mean ρ and variance 1 + ρ², so 1/√dₖ leaves a variance of ` +
-        `1 + ρ² = ${fmt(1 + rho * rho, 4)} and a mean √dₖ·ρ that grows with dₖ. The scale does not normalise.`,
+      premise: rho === 0 ? unbroken('A correlation ρ = 0', '“q independent of k”', 'ρ')
+        : `A correlation ρ = ${num(rho)} breaks “q independent of k”: each qᵢkᵢ has mean ρ and variance 1 + ρ², so 1/√dₖ leaves a variance of ` +
+          `1 + ρ² = ${fmt(1 + rho * rho, 4)} and a mean √dₖ·ρ that grows with dₖ. The scale does not normalise.`,
     };
     case 'student-t': return {
       tex: String.raw`\operatorname{Var}(q\cdot k)=d_k,\quad \kappa(q\cdot k)=3+\frac{m_4^2-3}{d_k},\ m_4=\mathbb{E}[q_i^4]=\frac{3(\nu-2)}{\nu-4}` +
@@ -49,7 +56,8 @@ function describeDeparture(departure, { mu, rho, df }) {
       premise: `Heavy tails (ν = ${df}) keep every premise the derivation used, mean 0, variance 1 and independence, so Var(q·k) = dₖ ` +
         `and 1/√dₖ still normalises. What they break is the fast convergence of the sample variance: its error depends on the fourth moment, ` +
         (df > 4 ? `which is ${fmt(3 * (df - 2) / (df - 4), 3)} per entry instead of 3, so the intervals are wider than with normal entries.`
-          : `which is infinite for ν ≤ 4, so the intervals do not settle to any width as the sample grows.`),
+          : `which is infinite for ν ≤ 4: the sample variance still converges, but more slowly than 1/√N, and its 95% intervals ` +
+            `(which assume a finite fourth moment) no longer cover dₖ 95% of the time.`),
     };
     default: return {
       tex: String.raw`\mathbb{E}[q_iq_j]=-\frac{1}{d_k-1}\ (i\ne j),\qquad \operatorname{Var}(q\cdot k)=d_k+\frac{d_k}{d_k-1}=\frac{d_k^2}{d_k-1}`,

@@ -58,6 +58,7 @@ function fixed(x, d) {
 const vec = (xs, digits = 3) => `(${Array.from(xs, (v) => short(v, digits)).join(', ')})`;
 const pm = (v, se) => `${fmt(v, 4)} ± ${fmt(se, 2)}`;
 const seeded = (r, ctx, n = r.n) => `${Array.isArray(n) ? n.map(fmtInt).join(' and ') : fmtInt(n)} pairs, seed ${ctx.seed}`;
+const be = (n) => (n === 1 ? 'is' : 'are');
 const oneIn = (p) => (p > 0 ? `about 1 row in ${fmtInt(Math.round(1 / p))}` : 'none');
 
 // kind: 'rounding'  stated numbers (as written) against the computed values
@@ -303,7 +304,8 @@ export function mount(figure, { run }) {
       counts.textContent = `${CLAIMS.length} claims: ` + VERDICTS.map((v) => `${tally[v]} ${v}`).join(', ') + '.';
       summary.textContent =
         `Recomputed with seed ${r.seed} and ${fmtInt(r.pairs)} sampled pairs: of ${CLAIMS.length} numbers and statements in the four texts, ` +
-        `${tally.correct} check out, ${tally.approximately} are approximately right, ${tally.wrong} are wrong and ${tally.misleading} are misleading.`;
+        `${tally.correct} ${tally.correct === 1 ? 'checks' : 'check'} out, ${tally.approximately} ${be(tally.approximately)} approximately right, ` +
+        `${tally.wrong} ${be(tally.wrong)} wrong and ${tally.misleading} ${be(tally.misleading)} misleading.`;
       figure.done(r);
     },
   };

@@ -35,6 +35,23 @@ const TAU_NAMES = ['½√dₖ', '√dₖ', '2√dₖ'];
 const TAU_TEX = [String.raw`\tfrac12\sqrt{d_k}`, String.raw`\sqrt{d_k}`, String.raw`2\sqrt{d_k}`];
 
 // A folded answer: <details><summary>Show the answer</summary>…</details>.
+// Exercise 2: where t = 0.9, the usual threshold, falls beside the chosen one (nothing when it is t).
+const nineTenths = (t, c90) => (Number(t) === 0.9 || c90?.x == null ? ''
+  : ` (t = 0.9 is passed ${Number(t) > 0.9 ? 'already' : 'later'}, at x = ${fmt(c90.x, 3)})`);
+
+// Exercise 5: the two Jacobians compared, in words that hold for every peak: a row is called
+// saturated only once its largest weight is 0.9 or more.
+function jacobianVerdict(peaked, uniform) {
+  const ratio = uniform.norm / peaked.norm, top = Math.max(...peaked.p);
+  const compared = ratio >= 1.1 ? `${fmt(ratio, 3)} times smaller than the uniform one’s`
+    : ratio > 1 / 1.1 ? 'about as large as the uniform one’s' : `${fmt(1 / ratio, 3)} times larger than the uniform one’s`;
+  return `The peaked Jacobian’s Frobenius norm is ${fmt(peaked.norm, 3)}, ${compared} (${fmt(uniform.norm, 3)}). ` +
+    `Every gradient that reaches the logits passes through J, ` + (top >= 0.9
+    ? `so a saturated softmax (its largest weight ${fmt(top, 3)}) passes back almost nothing: the logits of a peaked row barely learn, ` +
+      'while a uniform row responds to every key.'
+    : `and this row, its largest weight ${fmt(top, 3)}, is not saturated yet: a larger peak takes its norm toward 0, where a one-hot row’s is.`);
+}
+
 function answer(label = 'Show the answer') {
   const details = el('details', 'exercise-answer');
   details.append(el('summary', null, label));
@@ -199,8 +216,8 @@ export function mount(figure, { run }) {
       const c90 = r.crossings.find((cr) => cr.t === 0.9);
       e2.text.textContent = c.x === null
         ? `With t = ${threshold} the largest weight does not pass the threshold for x up to ${r.xMax}.`
-        : `With t = ${threshold}, softmax(x, 0, 0, 0) counts as saturated from x = ${fmt(c.x, 3)} on ` +
-          `(t = 0.9 is passed already at x = ${fmt(c90.x, 3)}). Each extra unit of x divides the small weights by about e, ` +
+        : `With t = ${threshold}, softmax(x, 0, 0, 0) counts as saturated from x = ${fmt(c.x, 3)} on` +
+          `${nineTenths(threshold, c90)}. Each extra unit of x divides the small weights by about e, ` +
           `so a logit gap of a few units is enough. Two unscaled scores at dₖ = 64 differ by a normal amount with standard deviation ` +
           `√(2·64) ≈ ${fmt(Math.sqrt(2 * 64), 3)}: gaps of this size are common.`;
     },
@@ -256,10 +273,7 @@ export function mount(figure, { run }) {
         { name: 'peaked', cells: [fmt(r.peaked.p[0], 4), fmt(r.peaked.norm, 4), fmt(r.peaked.closedForm, 4), fmt(r.peaked.maxAbs, 4)] },
         { name: 'uniform', cells: [fmt(r.uniform.p[0], 4), fmt(r.uniform.norm, 4), `√${r.n - 1}/${r.n} = ${fmt(r.uniformTheory, 4)}`, fmt(r.uniform.maxAbs, 4)] },
       ]);
-      e5.text.textContent =
-        `The peaked Jacobian’s Frobenius norm is ${fmt(r.peaked.norm, 3)}, ${fmt(r.uniform.norm / r.peaked.norm, 3)} times smaller than the uniform one’s ` +
-        `(${fmt(r.uniform.norm, 3)}). Every gradient that reaches the logits passes through J, so a saturated softmax passes back almost nothing: ` +
-        `the logits of a peaked row barely learn, while a uniform row responds to every key.`;
+      e5.text.textContent = jacobianVerdict(r.peaked, r.uniform);
     },
   };
 

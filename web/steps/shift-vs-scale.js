@@ -136,7 +136,8 @@ export function mount(figure, { run }) {
         `matches softmax(x − max x) ${r.maxUlps === 0 ? 'bit for bit' : `to within ${fmtInt(r.maxUlps)} ulp`}; ${naiveText}. ` +
         (r.breakAt ? `Along the sweep the naive softmax first fails at c = ${fmtShort(r.breakAt.c)}, where ln Σ eˣ = ${fmt(r.breakAt.lse, 5)} ` +
           `has passed ln FLT_MAX = ${fmt(t.lnFltMax, 7)}${laneNote} ` : '') +
-        `Dividing [100, 102, 103] by ${divisor} keeps its ratios and changes its weights to ${bracket(r.scaleRows[1].softmax)}; ` +
+        (Number(divisor) === 1 ? `Dividing [100, 102, 103] by 1 leaves it, and its weights ${bracket(r.scaleRows[1].softmax)}, as they were; `
+          : `Dividing [100, 102, 103] by ${divisor} keeps its ratios and changes its weights to ${bracket(r.scaleRows[1].softmax)}; `) +
         `subtracting 97 changes every ratio and leaves the weights ${bracket(r.scaleRows[2].softmax)}, ` +
         `${Math.max(...r.scaleRows[2].ulpsFromRow) === 0 ? 'bit for bit' : `within ${fmtInt(Math.max(...r.scaleRows[2].ulpsFromRow))} ulp`}.`;
       figure.done(r);

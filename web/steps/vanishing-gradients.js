@@ -33,13 +33,22 @@ function seriesOf(s, stat) {
   return [{ name: SERIES.none, points: pts('none') }, { name: SERIES.sqrt, points: pts('sqrt') }, { name: MEDIAN, points: pts('none', 'median') }];
 }
 
+// A norm's mean, median and 95% interval over rows, as the tables show them: fmtTiny, since a
+// saturated row's norm is 10⁻²⁷ or less, which fmt writes as 0, a one-hot row's exact value; the
+// interval (mean ± 1.96 standard errors, a normal approximation) clipped at 0, below which no
+// norm lies.
+const normCells = (a, i) => [fmtTiny(a.mean[i]), fmtInterval([Math.max(0, a.lo[i]), a.hi[i]]), fmtTiny(a.median[i])];
+
+// How many of the sampled rows at the largest d_k came out exactly one-hot, as the end of a sentence.
+const oneHotAt = (count, rows, dk) =>
+  count === 0 ? `none of the ${fmtInt(rows)} queries at dₖ = ${dk} is, with these settings.`
+    : `${fmtInt(count)} of the ${fmtInt(rows)} queries at dₖ = ${dk} ${count === 1 ? 'is, and sends' : 'are, and send'} back exactly nothing.`;
+
 function sweepData(caption, s, stat, live) {
   const cols = ['dₖ', `${SERIES.none}: mean`, '95% interval', 'median', `${SERIES.sqrt}: mean`, '95% interval', 'exactly one-hot (no scale)'];
   const rows = s.dks.map((dk, i) => {
-    const a = s.scales.none[stat], b = s.scales.sqrt[stat];
-    const med = fmt(a.median[i]);
-    return [String(dk), fmt(a.mean[i]), fmtInterval([a.lo[i], a.hi[i]]), med, fmt(b.mean[i]),
-      fmtInterval([b.lo[i], b.hi[i]]), `${s.scales.none.oneHot[i]} of ${s.rows}`];
+    const [mean, interval, median] = normCells(s.scales.none[stat], i), scaled = normCells(s.scales.sqrt[stat], i);
+    return [String(dk), mean, interval, median, scaled[0], scaled[1], `${s.scales.none.oneHot[i]} of ${s.rows}`];
   });
   return dataTable(caption, cols, rows, live);
 }
@@ -104,8 +113,8 @@ export function mount(figure, { run }) {
     }, sweepData('Non-max gradient against dₖ as a table', s, 'nonmaxGrad', shownTable(gradPanel.plot)));
     const i = s.dks.indexOf(dk);
     const rowsAt = (stat) => [
-      { name: SERIES.none, cells: [fmt(s.scales.none[stat].mean[i]), fmtInterval([s.scales.none[stat].lo[i], s.scales.none[stat].hi[i]]), fmt(s.scales.none[stat].median[i])] },
-      { name: SERIES.sqrt, cells: [fmt(s.scales.sqrt[stat].mean[i]), fmtInterval([s.scales.sqrt[stat].lo[i], s.scales.sqrt[stat].hi[i]]), fmt(s.scales.sqrt[stat].median[i])] },
+      { name: SERIES.none, cells: normCells(s.scales.none[stat], i) },
+      { name: SERIES.sqrt, cells: normCells(s.scales.sqrt[stat], i) },
     ];
     const head = [`at dₖ = ${dk}`, `mean of ${fmtInt(s.rows)}`, '95% interval', 'median'];
     fillTable(normPanel.table, head, rowsAt('jacobianNorm'));
@@ -135,7 +144,7 @@ export function mount(figure, { run }) {
       `The forum post’s (source 000) unscaled row ${quote(h.forum.scores)} is one-hot but for ${fmt(nonMaxMass(h.forum.p), 2)}, ` +
       `and its ‖J‖ is ${fmt(h.forum.frobenius, 2)}.`,
       `In float32, a weight below ${fmtPow(2, -149)} ≈ ${fmtPow('e', Math.log(2 ** -149))} rounds to 0, so a saturated row can be exactly one-hot: without the scale, ` +
-      `${s.scales.none.oneHot[last]} of the ${fmtInt(s.rows)} queries at dₖ = ${s.dks[last]} are, and send back exactly nothing.`,
+      oneHotAt(s.scales.none.oneHot[last], s.rows, s.dks[last]),
     ];
     say(lines);
   }
