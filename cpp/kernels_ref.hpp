@@ -78,6 +78,11 @@ void matmul_tn_ref(Mat<T> out, Mat<const no_deduce<T>> a, Mat<const no_deduce<T>
 // pass 3: y_j = e_j / s
 // IEEE, no special cases: a row of all −inf gives m = −inf, x − m = NaN, so NaN (as torch.softmax
 // and the ONNX reference); any NaN in a row makes the row NaN; a +inf makes the row NaN.
+// A row's sum, one term at a time, in double: in float a sum of n terms drifts by up to n·2⁻²⁴ of
+// itself, and a row may hold 2²⁴ weights (api.cpp's limit), whose float sum came out 3% off.
+template <class T>
+using RowSum = std::conditional_t<(sizeof(T) < sizeof(double)), double, T>;
+
 template <class T>
 void softmax_rows_ref(Mat<T> out, Mat<const no_deduce<T>> x) {
   ATTN_CHECK(same_shape(out, x));
@@ -86,9 +91,9 @@ void softmax_rows_ref(Mat<T> out, Mat<const no_deduce<T>> x) {
     T* yi = out.row(i);
     T m = -std::numeric_limits<T>::infinity();
     for (std::size_t j = 0; j < x.cols; ++j) m = std::max(m, xi[j]);
-    T s = 0;
+    RowSum<T> s = 0;
     for (std::size_t j = 0; j < x.cols; ++j) s += (yi[j] = std::exp(xi[j] - m));
-    for (std::size_t j = 0; j < x.cols; ++j) yi[j] /= s;
+    for (std::size_t j = 0; j < x.cols; ++j) yi[j] = static_cast<T>(yi[j] / s);
   }
 }
 
@@ -142,9 +147,9 @@ void log_softmax_rows_ref(Mat<T> out, Mat<const no_deduce<T>> x) {
     T* yi = out.row(i);
     T m = -std::numeric_limits<T>::infinity();
     for (std::size_t j = 0; j < x.cols; ++j) m = std::max(m, xi[j]);
-    T s = 0;
+    RowSum<T> s = 0;
     for (std::size_t j = 0; j < x.cols; ++j) s += std::exp(xi[j] - m);
-    const T ls = std::log(s);
+    const T ls = static_cast<T>(std::log(s));
     for (std::size_t j = 0; j < x.cols; ++j) yi[j] = (xi[j] - m) - ls;
   }
 }
@@ -179,10 +184,10 @@ template <class T>
 void row_entropy_ref(Vec<T> out, Mat<const no_deduce<T>> p) {
   ATTN_CHECK(out.size == p.rows);
   for (std::size_t i = 0; i < p.rows; ++i) {
-    T h = 0;
+    RowSum<T> h = 0;  // (in float, a uniform row of 2²⁰ weights summed to more than ln 2²⁰)
     for (std::size_t j = 0; j < p.cols; ++j)
-      if (p(i, j) > 0) h -= p(i, j) * std::log(p(i, j));
-    out[i] = h;
+      if (p(i, j) > 0) h -= RowSum<T>(p(i, j)) * std::log(RowSum<T>(p(i, j)));
+    out[i] = static_cast<T>(h);
   }
 }
 

@@ -74,7 +74,9 @@ inline void tile(float* out, std::size_t ldo, Left<TransA> a, std::size_t i, std
     for (std::size_t c = 0; c < NR; ++c) bv[c] = B::load_unaligned(bp + c * W);
     for (std::size_t r = 0; r < MR; ++r) {
       const B ar(ap[TransA ? r : r * lda]);  // A_(i+r)p
-      for (std::size_t c = 0; c < NR; ++c) acc[r][c] = xsimd::fma(ar, bv[c], acc[r][c]);
+      // a multiply, then an add: not xsimd::fma, which fuses them on FMA hardware (a -march=native
+      // build) and so rounds once where the reference rounds twice
+      for (std::size_t c = 0; c < NR; ++c) acc[r][c] = acc[r][c] + ar * bv[c];
     }
   }
   for (std::size_t r = 0; r < MR; ++r)

@@ -62,9 +62,11 @@ Moments moments_of(Vec<const float> x) {
 
 Summary summarize(const Moments& m) {
   constexpr double z = 1.959963984540054;  // Φ⁻¹(0.975)
-  const double n = m.n, s2 = m.variance();
-  const double mean_half = n > 1 ? z * std::sqrt(s2 / n) : 0;
-  double se = 0;
+  const double n = m.n, s2 = m.variance(), nan = std::numeric_limits<double>::quiet_NaN();
+  // no interval from too few values (NaN, as tails_of gives): the mean's needs two, the
+  // variance's standard error four (it divides by n − 3)
+  const double mean_half = n > 1 ? z * std::sqrt(s2 / n) : nan;
+  double se = nan;
   if (n > 3) {
     const double mu4 = m.m4 / n;
     se = std::sqrt(std::max(0.0, (mu4 - (n - 3) / (n - 1) * s2 * s2) / n));

@@ -28,7 +28,9 @@
 // of pass 2 and the softmaxes are fixed-order loops here, with portable_exp/portable_log (rng.hpp)
 // in place of the C library's, whose last bit differs between glibc and musl. (attention.hpp's
 // composition is not used: its matmul_nt and softmax_rows reduce with horizontal adds, whose order
-// differs between SSE2 natively and SSE4.1 in wasm.) A -march=native build with FMA breaks this.
+// differs between SSE2 natively and SSE4.1 in wasm.) In a -march=native build the products'
+// multiply-adds stay a multiply and an add (-ffp-contract=off), as in the others; no test
+// compares that build's curves with theirs.
 #pragma once
 
 #include <array>

@@ -179,6 +179,22 @@ TEST_CASE("describe without a histogram gives the same summary and tails, and th
   CHECK(error_of([&] { api::describe({x.data(), x.size()}); }) == "describe: x[2] is +Infinity: x must be finite");
 }
 
+TEST_CASE("describe gives no interval from too few values: the mean's needs 2, the variance's 4",
+          "[api][eq:dot-variance]") {
+  const std::vector<float> x{1.f, 2.f, 4.f, 8.f};
+  for (std::size_t n = 1; n <= 4; ++n) {
+    INFO("n " << n);
+    const auto [s, t] = api::describe({x.data(), n});
+    CHECK(std::isnan(s.mean_lo) == (n < 2));
+    CHECK(std::isnan(s.mean_hi) == (n < 2));
+    CHECK(std::isnan(s.variance_lo) == (n < 4));
+    CHECK(std::isnan(s.variance_hi) == (n < 4));
+    CHECK(std::isnan(s.variance_se) == (n < 4));
+    if (n >= 2) CHECK((s.mean_lo < s.mean && s.mean < s.mean_hi));
+    if (n >= 4) CHECK((s.variance_lo < s.variance && s.variance < s.variance_hi));
+  }
+}
+
 TEST_CASE("rowSummaries gives each row's mean and interval exactly as describe does, and its median",
           "[api][eq:softmax-saturation]") {
   // rows of odd and even length, with ties and unsorted values: the median is the middle value,
@@ -195,8 +211,9 @@ TEST_CASE("rowSummaries gives each row's mean and interval exactly as describe d
     const Vec<const float> row{x.data() + r * cols, cols};
     const auto [s, t] = api::describe(row);
     CHECK(out[r] == s.mean);
-    CHECK(out[rows + r] == s.mean_lo);
-    CHECK(out[2 * rows + r] == s.mean_hi);
+    const auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+    CHECK(same(out[rows + r], s.mean_lo));  // NaN, both, for rows of one value
+    CHECK(same(out[2 * rows + r], s.mean_hi));
     std::vector<double> sorted(row.data, row.data + cols);
     std::sort(sorted.begin(), sorted.end());
     const double median = cols % 2 ? sorted[cols / 2] : (sorted[cols / 2 - 1] + sorted[cols / 2]) / 2;

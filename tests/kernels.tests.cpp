@@ -302,6 +302,19 @@ TEST_CASE("row max and row entropy agree with the double reference", "[kernels][
   }
 }
 
+TEST_CASE("a uniform row of 2^16 to 2^22 weights has entropy ln n, and the scalar softmax of one sums to 1", "[kernels][eq:softmax-saturation]") {
+  // rows as long as the API allows (2²⁴ columns): a row's sum is kept in double (in float, 2²⁰
+  // uniform weights gave an entropy above ln n, and the scalar softmax of 2²⁴ logits summed to 1.03)
+  const std::size_t n = GENERATE(std::size_t(1) << 16, std::size_t(1) << 20, std::size_t(1) << 22);
+  INFO("n " << n);
+  std::vector<float> p(n, 1.f / float(n)), h(1);  // 1/n is exact: n is a power of 2
+  row_entropy(Vec<float>{h.data(), 1}, cmat(p, 1, n));
+  CHECK(std::abs(h[0] - std::log(double(n))) <= 4 * kU * std::log(double(n)));
+  std::vector<float> y(n);
+  softmax_rows_ref(mmat(y, 1, n), cmat(normals(n, 21, 1.0), 1, n));
+  CHECK(std::abs(std::accumulate(y.begin(), y.end(), 0.0) - 1) <= 1e-5);
+}
+
 TEST_CASE("the checked softmax stops before the first row holding a NaN or +inf, which it names and leaves unwritten", "[kernels][softmax][ieee]") {
   // Its max pass reads the logits' bit patterns (kernels_simd_softmax.cpp): +inf and a positive
   // NaN from their int32 max, a negative NaN from their uint32 max; −inf masks a logit and passes.

@@ -57,7 +57,8 @@ export interface SampleOptions {
 
 export interface Description {
   n: number; mean: number; variance: number; varianceSE: number;
-  /** 95% intervals (normal approximation). */
+  /** 95% intervals (normal approximation); NaN where the sample is too small to give one: the mean's
+   *  below 2 values, the variance's (and varianceSE) below 4. */
   meanCI: [number, number]; varianceCI: [number, number];
   /** The tails: E[x⁴] (the mean of x⁴) and the kurtosis m₄/m₂², with 95% intervals from the sample's
    *  8th moment (delta method for the kurtosis); NaN for a constant sample's kurtosis. */
