@@ -23,8 +23,9 @@ export const SWEEP_DK = Array.from({ length: 13 }, (_, i) => 2 ** i);
 export const sweepPairs = (dk) => Math.min(4096, Math.max(64, Math.floor(2 ** 15 / dk)));
 
 // (eq:dot-variance) Var(q·k) against d_k = 1 … 4096, one engine call per d_k (at most 2¹⁹ normals,
-// a few ms), with progress between them. Pair i at every d_k uses RNG stream i of the seed, so the
-// point at the histogram's d_k is the variance of the histogram's first n(d_k) pairs.
+// a few ms), with progress between them. Pair i at every d_k uses RNG stream i of the seed, as in
+// dotVariance, so at the histogram's d_k (if it is swept) the point and the histogram share their
+// first min(count, n(d_k)) pairs: the shorter run is the longer one's beginning.
 // Returns per point the variance of q·k with its 95% interval and SE; those of q·k/√d_k are the
 // same divided by d_k.
 export function* dotVarianceSweep(engine, { seed, dks = SWEEP_DK }) {

@@ -35,15 +35,58 @@ function logits(s, tau, dk) {
 // grid (every stop of the page's slider) reuses them, and the run is the shown row's softmaxes.
 let cachedGrid = null;  // { scores (drawScores' kept array, so the same draws), grid, stats }
 
+// The entropy of softmax(c·s) for row r of the scores, in double: the reference that tells a
+// stall of the float32 entropy that rounding makes from one in the numbers themselves.
+function entropyDouble(s, r, n, c) {
+  const x = Array.from(s.subarray(r * n, (r + 1) * n), (v) => v * c);
+  const m = Math.max(...x);
+  const e = x.map((v) => Math.exp(v - m));
+  const z = e.reduce((a, b) => a + b, 0);
+  return Math.log(z) - e.reduce((a, v, j) => a + v * (x[j] - m), 0) / z;
+}
+
+// Why rows' float32 entropy fails to rise over a step of the grid, counted by rows (a row counts
+// once per kind of stall it has):
+//   oneHot    exactly one-hot in float32 (entropy 0) at the step's lower τ; upTo: the highest τ/√d_k
+//             such a stall reaches
+//   rounding  in double the entropy does rise there: float32 rounding hid the rise; from: the
+//             lowest τ/√d_k such a stall starts at, within: the largest ln n − H (float32) there
+//   other     not even in double
+function stallCounter(s, { dk, n, rows }) {
+  const kinds = new Uint8Array(rows);  // bits: 1 one-hot, 2 rounding, 4 other
+  const out = { oneHot: { rows: 0, upTo: 0 }, rounding: { rows: 0, from: Infinity, within: 0 }, other: { rows: 0 } };
+  return {
+    add(r, [t0, h0], [t1, h1]) {
+      if (h0 === 0) {
+        kinds[r] |= 1;
+        out.oneHot.upTo = Math.max(out.oneHot.upTo, t1);
+      } else if (entropyDouble(s, r, n, 1 / (t1 * Math.sqrt(dk))) > entropyDouble(s, r, n, 1 / (t0 * Math.sqrt(dk)))) {
+        kinds[r] |= 2;
+        out.rounding.from = Math.min(out.rounding.from, t0);
+        out.rounding.within = Math.max(out.rounding.within, Math.log(n) - Math.min(h0, h1));
+      } else kinds[r] |= 4;
+    },
+    counts() {
+      for (const k of kinds) {
+        if (k & 1) out.oneHot.rows++;
+        if (k & 2) out.rounding.rows++;
+        if (k & 4) out.other.rows++;
+      }
+      return out;
+    },
+  };
+}
+
 // Over every rows × n softmax(s/τ), τ = t·√d_k for t in `grid`: the mean max weight and mean
-// entropy with 95% intervals, and how many rows have an entropy that rises strictly with τ at
-// every step of the grid (and a max weight that never rises).
+// entropy with 95% intervals, how many rows have an entropy that rises strictly with τ at every
+// step of the grid (and a max weight that never rises), and why the others stall (stallCounter).
 function gridStats(engine, s, { dk, n, rows }, grid) {
   const key = grid.join(',');
   if (cachedGrid?.scores === s && cachedGrid.grid === key) return cachedGrid.stats;
   let prev = null;
   const perRow = new Float32Array(2 * grid.length * rows);  // for each τ: the max weights, the entropies
   const strict = new Uint8Array(rows).fill(1), monotoneMax = new Uint8Array(rows).fill(1);
+  const stalls = stallCounter(s, { dk, n, rows });
   // the scores in engine memory once, and each τ's row statistics computed there (scoreStats: the
   // scaled softmax and its statistics in one pass, no n-wide array coming back): 17 temperatures
   // made 34 fresh arrays of rows × n, and a page touched for the first time is dear in Chromium
@@ -55,7 +98,10 @@ function gridStats(engine, s, { dk, n, rows }, grid) {
       perRow.set(st.maxWeight, 2 * j * rows);
       perRow.set(st.entropy, (2 * j + 1) * rows);
       if (prev) for (let r = 0; r < rows; r++) {
-        if (!(st.entropy[r] > prev.entropy[r])) strict[r] = 0;
+        if (!(st.entropy[r] > prev.entropy[r])) {
+          strict[r] = 0;
+          stalls.add(r, [grid[j - 1], prev.entropy[r]], [t, st.entropy[r]]);
+        }
         if (st.maxWeight[r] > prev.maxWeight[r]) monotoneMax[r] = 0;
       }
       prev = st;
@@ -71,7 +117,7 @@ function gridStats(engine, s, { dk, n, rows }, grid) {
   };
   const maxWeight = curveOf(0), entropy = curveOf(1);
   const count = (a) => a.reduce((c, v) => c + v, 0);
-  const stats = { maxWeight, entropy, strictRows: count(strict), monotoneMaxRows: count(monotoneMax) };
+  const stats = { maxWeight, entropy, strictRows: count(strict), monotoneMaxRows: count(monotoneMax), stalls: stalls.counts() };
   cachedGrid = { scores: s, grid: key, stats };
   return stats;
 }
@@ -94,7 +140,7 @@ export function* temperatureSweep(engine, { dk, n, rows, seed, query, tau }) {
   };
   return {
     dk, n, rows, seed, query: q, tau, grid, maxWeight: curve(stats.maxWeight), entropy: curve(stats.entropy),
-    strictRows: stats.strictRows, monotoneMaxRows: stats.monotoneMaxRows,
+    strictRows: stats.strictRows, monotoneMaxRows: stats.monotoneMaxRows, stalls: structuredClone(stats.stalls),
     scores: Float32Array.from(one),
     exercise: EXERCISE_TAUS.map(rowAt),
     current: rowAt(tau),

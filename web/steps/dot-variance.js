@@ -22,6 +22,17 @@ const sqrtCI = ([lo, hi]) => [Math.sqrt(Math.max(0, lo)), Math.sqrt(hi)];
 const inside = ([lo, hi], x) => lo <= x && x <= hi;
 const exact = (x) => (Number.isInteger(x) ? String(x) : fmt(x, 4));  // a theory value: √64 is 8, not 8.000
 
+// What the histograms and the sweep's point at their d_k have in common. Pair i comes from RNG
+// stream i of the seed in both, so the shorter run is the longer one's first pairs; a d_k between
+// the powers of two has no point.
+function sharedPairs(points, dk, count) {
+  const p = points.find((q) => q.dk === dk);
+  const streams = 'Pair i comes from random stream i of the seed, as in the histograms';
+  if (!p) return `${streams}; the sweep has no point at the histograms’ dₖ = ${dk}.`;
+  return `${streams}, so at the histograms’ dₖ = ${dk} the point (${fmtInt(p.count)} pairs) and the histograms ` +
+    `(${fmtInt(count)}) share their first ${fmtInt(Math.min(count, p.count))} pairs.`;
+}
+
 export function mount(figure, { run }) {
   const formula = liveFormula();
   const raw = panel('q·k, unscaled');
@@ -50,7 +61,7 @@ export function mount(figure, { run }) {
   // Var(q·k) span 0.82 … 8257, those of Var(q·k)/d_k 0.29 … 2.15), so a new seed moves the points
   // in place through the same scales; the rare seed outside widens them. The marker is the
   // histograms' d_k, moved on its own.
-  function drawSweep(sweep, dk) {
+  function drawSweep(sweep, dk, count) {
     const { points } = sweep;
     const rawPoints = points.map((p) => ({ x: p.dk, y: p.variance, lo: p.varianceCI[0], hi: p.varianceCI[1] }));
     const unitPoints = points.map((p) => ({ x: p.dk, y: p.variance / p.dk, lo: p.varianceCI[0] / p.dk, hi: p.varianceCI[1] / p.dk }));
@@ -70,15 +81,14 @@ export function mount(figure, { run }) {
       width: 460, height: 280,
       ariaLabel: `The measured variance of q·k/√d_k against d_k from 1 to 4096 on a log axis, with 95% interval bars and the level y = 1`,
     });
-    if (sweep === drawnSweep) return;  // the note and the table depend on the seed only
-    drawnSweep = sweep;
     const misses = points.filter((p) => !inside(p.varianceCI, p.dk)).length;
     const at = (d) => points.find((p) => p.dk === d).count;
     sweepNote.textContent =
       `Pairs per point: n = min(4096, max(64, 2¹⁵/dₖ)), ${fmtInt(at(1))} at dₖ = 1, ${fmtInt(at(64))} at dₖ = 64, ` +
       `${fmtInt(at(4096))} at dₖ = 4096: ${fmtInt(sweep.normals)} normal draws in all, seed ${sweep.seed}. ` +
-      `Pair i comes from random stream i of the seed, as in the histograms, so at the histograms’ dₖ the point is the variance of their first n pairs. ` +
-      `dₖ lies outside the 95% interval at ${misses} of ${points.length} points.`;
+      `${sharedPairs(points, dk, count)} dₖ lies outside the 95% interval at ${misses} of ${points.length} points.`;
+    if (sweep === drawnSweep) return;  // the table depends on the seed only
+    drawnSweep = sweep;
     show(sweepAlt, dataTable('The sweep as a table', ['dₖ', 'pairs', 'Var(q·k)', '95% interval', 'Var(q·k)/dₖ'],
       points.map((p) => [p.dk, fmtInt(p.count), fmt(p.variance, 4), fmtInterval(p.varianceCI, 4), fmt(p.variance / p.dk, 4)])));
   }
@@ -114,7 +124,7 @@ export function mount(figure, { run }) {
       const sd = Math.sqrt(dk);
       const okRaw = draw(raw, r.raw, sd, 'q·k', `N(0, ${dk})`, dk);
       const okScaled = draw(scaled, r.scaled, 1, 'q·k/√dₖ', 'N(0, 1)', 1);
-      drawSweep(sweep, dk);  // a new d_k on the same sweep moves its marker only
+      drawSweep(sweep, dk, count);  // a new d_k or count on the same sweep moves its marker and rewrites its note only
       setTex(formula, String.raw`\operatorname{Var}(q\cdot k)=d_k=${dk}\;\to\;\text{measured }${fmt(r.raw.variance, 4)},` +
         String.raw`\qquad \sigma=\sqrt{${dk}}=${exact(sd)}\;\to\;${fmt(Math.sqrt(r.raw.variance), 4)},` +
         String.raw`\qquad \operatorname{Var}\!\big(q\cdot k/\sqrt{d_k}\big)=1\;\to\;${fmt(r.scaled.variance, 4)}`);

@@ -2,9 +2,10 @@
 // c²·d_k, constant only for c = 1/√d_k; 1/d_k shrinks the scores until softmax is uniform.
 import { showBars } from '../plots/bars.js';
 import { showSweepCurves } from '../plots/sweep-curves.js';
-import { fmt, fmtInt, fmtInterval, sub } from '../format.js';
+import { fmt, fmtInt, fmtInterval, fmtShort, sub } from '../format.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, shownTable } from '../readout.js';
 import { texSigned } from '../tex.js';
+import { CLAIMS, verdictOf } from './claims.js';
 import { DK_TICKS, marker } from './dk-axis.js';
 import { SERIES, SWEEP_PARAMS, runBoth, sourcesPanel, sweepPoints, sweepTable, tex } from './softmax-shared.js';
 
@@ -15,6 +16,15 @@ export const params = SWEEP_PARAMS;
 const NAMES = ['none', 'sqrt', 'dk'];
 const POWER = { none: 0, sqrt: 0.5, dk: 1 };            // the multiplier is d_k^(−a)
 const TEX_A = { none: '0', sqrt: String.raw`\tfrac12`, dk: '1' };
+// The variance theory gives the scores at d_k: c²·d_k = d_k^(1 − 2a).
+const theoryVar = (k, dk) => dk ** (1 - 2 * POWER[k]);
+
+// Source 003's claims that the claims step judges too: this step says the verdict that step
+// computes, so the two cannot disagree.
+const claim = (id) => CLAIMS.find((c) => c.id === id);
+const NEAR_UNIFORM = claim('near-uniform'), FLOAT_SMALL = claim('float-small');
+// The claims table's verdicts in this step's words.
+const said = (verdict) => (verdict === 'correct' ? 'right' : verdict);
 
 export function mount(figure, { run }) {
   const formula = liveFormula();
@@ -48,7 +58,7 @@ export function mount(figure, { run }) {
     const i = s.dks.indexOf(dk);
     const logn = Math.log(n);
     const all = NAMES.map((k) => ({ name: SERIES[k], stat: k }));
-    const theory = (k) => s.dks.map((x) => ({ x, y: x ** (1 - 2 * POWER[k]) }));
+    const theory = (k) => s.dks.map((x) => ({ x, y: theoryVar(k, x) }));
     showSweepCurves(varPanel.plot, {
       series: all.map(({ name, stat }) => ({ name, points: sweepPoints(s, stat, 'scoreVariance') })),
       refs: [{ name: 'theory c²·dₖ', points: theory('none') }, { name: '', points: theory('sqrt') }, { name: '', points: theory('dk') }],
@@ -71,12 +81,12 @@ export function mount(figure, { run }) {
       return [fmt(x.mean[i]), fmtInterval([x.lo[i], x.hi[i]])];
     };
     const head = [`at dₖ = ${dk}`, 'mean', '95% interval'];
+    // theory values as short decimals (fmtShort: 1, 0, −1, 0.015625), the measured ones with fmt
     fillTable(varPanel.table, [...head, 'theory c²·dₖ', 'slope over dₖ', 'theory 1 − 2a'], NAMES.map((k) => {
-      const c = s.scales[k].scale[i];
       const v = s.scales[k].scoreVariance;
-      const theoryVar = c * c * dk;
-      return { name: SERIES[k], cells: [...at(k, 'scoreVariance'), fmt(theoryVar), fmt(s.slopes[k], 3), fmt(1 - 2 * POWER[k])],
-        outside: !(v.lo[i] <= theoryVar && theoryVar <= v.hi[i]) };
+      const theory = theoryVar(k, dk);
+      return { name: SERIES[k], cells: [...at(k, 'scoreVariance'), fmtShort(theory), fmt(s.slopes[k], 3), fmtShort(1 - 2 * POWER[k])],
+        outside: !(v.lo[i] <= theory && theory <= v.hi[i]) };
     }));
     fillTable(maxPanel.table, head, NAMES.map((k) => ({ name: SERIES[k], cells: at(k, 'maxWeight') })));
     fillTable(hPanel.table, head, NAMES.map((k) => ({ name: SERIES[k], cells: at(k, 'entropy') })));
@@ -92,13 +102,23 @@ export function mount(figure, { run }) {
     const last = s.dks.length - 1, top = s.dks[last];
     const i = s.dks.indexOf(r.dk);
     const byDk = s.scales.dk, bySqrt = s.scales.sqrt;
+    const v = byDk.scoreVariance, target = theoryVar('dk', r.dk);
+    // one seed's 95% interval misses the true variance about once in 20: then the claim is not
+    // confirmed here, whatever the theory says
+    const varVerdict = v.lo[i] <= target && target <= v.hi[i] ? 'right' : 'not borne out by this seed, whose 95% interval misses it';
+    // the claims step's test of the same claim (rowsMean's result: mean entropy against log n),
+    // on this step's rows at the largest d_k
+    const uniform = said(verdictOf(NEAR_UNIFORM, { rows: [{ entropy: { mean: byDk.entropy.mean[last] } }], logN: Math.log(s.n) }));
     const lines = [
-      `“Dividing by dₖ reduces the variance to 1/dₖ”: right. At dₖ = ${r.dk} the engine measures ${fmt(byDk.scoreVariance.mean[i])} ` +
-      `(95% interval ${fmtInterval([byDk.scoreVariance.lo[i], byDk.scoreVariance.hi[i]])}) against 1/dₖ = ${fmt(1 / r.dk)}.`,
-      `“The softmax becomes nearly uniform”: right. At dₖ = ${top}, dividing by dₖ leaves a mean largest weight of ` +
+      `“Dividing by dₖ instead of √dₖ would over-scale the dot product, reducing the variance of the scores to 1/dₖ”: ${varVerdict}. ` +
+      `At dₖ = ${r.dk} the engine measures ${fmt(v.mean[i])} (95% interval ${fmtInterval([v.lo[i], v.hi[i]])}) against 1/dₖ = ${fmtShort(target)}.`,
+      `“For large dₖ, this would make the scores very small, causing the softmax to produce nearly uniform distributions”: ${uniform}. ` +
+      `At dₖ = ${top}, dividing by dₖ leaves a mean largest weight of ` +
       `${fmt(byDk.maxWeight.mean[last])} (1/n = ${fmt(1 / s.n)}) and a mean entropy of ${fmt(byDk.entropy.mean[last])} nats ` +
       `(log n = ${fmt(Math.log(s.n))}); dividing by √dₖ keeps ${fmt(bySqrt.maxWeight.mean[last])} and ${fmt(bySqrt.entropy.mean[last])}.`,
-      `“Very small values might be hard to handle precisely in floating point”: wrong. Floating point keeps the same relative ` +
+      // a judgement: its verdict is the claims data's own, whatever the numbers
+      `“Over-scaling with dₖ could also lead to numerical instability in some cases, as very small values might be harder to handle ` +
+      `precisely in floating-point arithmetic”: ${said(verdictOf(FLOAT_SMALL))}. Floating point keeps the same relative ` +
       `precision at every magnitude, and softmax of tiny logits is as accurate as any other: for query ${r.query} at dₖ = ${r.dk}, ` +
       `float32 softmax of the scores divided by dₖ is within a relative ${fmt(r.scales.dk.relError, 2)} ` +
       `(divided by √dₖ: ${fmt(r.scales.sqrt.relError, 2)}) ` +
@@ -132,9 +152,10 @@ export function mount(figure, { run }) {
       const i = s.dks.indexOf(dk);
       const v = (k) => fmt(s.scales[k].scoreVariance.mean[i]);
       const h = (k) => fmt(s.scales[k].entropy.mean[i]);
+      const t = (k) => fmtShort(theoryVar(k, dk));
       summary.textContent =
         `At dₖ = ${dk} with ${n} keys and ${fmtInt(rows)} queries (seed ${seed}), the scores’ variance is ${v('none')} with no scale, ` +
-        `${v('sqrt')} divided by √dₖ and ${v('dk')} divided by dₖ (theory ${dk}, 1 and ${fmt(1 / dk)}); the mean entropy is ` +
+        `${v('sqrt')} divided by √dₖ and ${v('dk')} divided by dₖ (theory ${t('none')}, ${t('sqrt')} and ${t('dk')}); the mean entropy is ` +
         `${h('none')}, ${h('sqrt')} and ${h('dk')} nats, out of ${fmt(Math.log(n))} for uniform weights.`;
       figure.done();
     },

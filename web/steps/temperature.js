@@ -23,6 +23,21 @@ export const params = {
   query: { kind: 'int', min: 1, max: 1024, default: 1, label: 'query shown' },
 };
 
+// Why the other rows' float32 entropy fails to rise at some step of the grid, kind by kind with
+// their counts (the experiment's stalls; a row with two kinds of stall counts under both).
+function stallText({ oneHot, rounding, other }, others) {
+  const count = (k, one, many) => `${fmtInt(k)} ${k === 1 ? one : many}`;
+  const parts = [];
+  if (oneHot.rows) parts.push(`${count(oneHot.rows, 'is', 'are')} exactly one-hot in float32 up to τ = ${tauText(oneHot.upTo)}, where the entropy stays at 0`);
+  if (rounding.rows) {
+    parts.push(`${count(rounding.rows, 'stalls', 'stall')} from τ = ${tauText(rounding.from)} up, with a float32 entropy within ` +
+      `${fmt(rounding.within, 2)} of ln n: there a step of τ raises the entropy by less than float32 rounding, which keeps it ` +
+      `or even lowers it (computed in double from the same scores, it rises)`);
+  }
+  if (other.rows) parts.push(`${count(other.rows, 'stalls', 'stall')} even in double precision`);
+  return ` Of the other ${fmtInt(others)}, ${parts.join('; ')}.`;
+}
+
 export function mount(figure, { run }) {
   const formula = liveFormula();
   const bars = panel('Exercise 4: one query at τ = 0.5√dₖ, √dₖ and 2√dₖ');
@@ -79,7 +94,7 @@ export function mount(figure, { run }) {
 
       setTex(formula, String.raw`\begin{gathered}p=\operatorname{softmax}(s/\tau),\qquad \frac{dH}{d\tau}=\frac{\operatorname{Var}_{p}(s)}{\tau^{3}}\ \ge 0\\
         \tau=${short(tau)}\cdot\sqrt{${dk}}=${tex(tau * root)}:\quad \overline{\max_j p_j}=${tex(r.maxWeight.mean[i])},\ \ \overline{H(p)}=${tex(r.entropy.mean[i])}
-        \qquad(\tau=\sqrt{d_k}:\ ${tex(r.maxWeight.mean[i1])},\ ${tex(r.entropy.mean[i1])})\end{gathered}`, true);
+        ${i === i1 ? '' : String.raw`\qquad(\tau=\sqrt{d_k}:\ ${tex(r.maxWeight.mean[i1])},\ ${tex(r.entropy.mean[i1])})`}\end{gathered}`, true);
 
       // The claim, measured: below √d_k the mean largest weight is higher and the mean entropy lower
       // than at √d_k, above it the other way round (same draws at every τ: a paired comparison).
@@ -94,7 +109,7 @@ export function mount(figure, { run }) {
         `Not only on average: with the draws held fixed, the entropy rises strictly at every step from τ = ${tauText(r.grid[0])} to ` +
         `${tauText(r.grid[r.grid.length - 1])} for ${fmtInt(r.strictRows)} of the ${fmtInt(rows)} queries, and the largest weight ` +
         `never rises for ${fmtInt(r.monotoneMaxRows)} of them.` +
-        (r.strictRows < rows ? ' The others are exactly one-hot in float32 at the lowest temperatures, where the entropy stays at 0.' : ''),
+        (r.strictRows < rows ? stallText(r.stalls, rows - r.strictRows) : ''),
         `Exercise 4, answered for query ${q}${query > rows ? ` (the control asks for query ${query}, but ${fmtInt(rows)} were drawn)` : ''} ` +
         `against this figure’s ${n} keys (the exercises step asks it of its own query and ${EXERCISE_4_KEYS} keys): at τ = 0.5√dₖ its largest weight is ${fmt(e05.max)} (entropy ${fmt(e05.entropy)}), ` +
         `at √dₖ ${fmt(e1.max)} (${fmt(e1.entropy)}), at 2√dₖ ${fmt(e2.max)} (${fmt(e2.entropy)}). Halving τ doubles every score gap, so ` +
@@ -103,10 +118,12 @@ export function mount(figure, { run }) {
       ];
       say(lines);
 
+      // at τ = √d_k itself there is nothing to compare with
+      const against = i === i1 ? '' : `, against ${fmt(r.maxWeight.mean[i1])} and ${fmt(r.entropy.mean[i1])} at τ = √dₖ`;
       summary.textContent =
         `At τ = ${tauText(tau)} = ${fmt(tau * root)} (dₖ = ${dk}, ${n} keys, ${fmtInt(rows)} queries, seed ${seed}), the largest weight averages ` +
-        `${fmt(r.maxWeight.mean[i])} and the entropy ${fmt(r.entropy.mean[i])} nats, against ${fmt(r.maxWeight.mean[i1])} and ` +
-        `${fmt(r.entropy.mean[i1])} at τ = √dₖ: ${tau < 1 ? 'sharper' : tau > 1 ? 'softer' : 'the standard scale'}.`;
+        `${fmt(r.maxWeight.mean[i])} and the entropy ${fmt(r.entropy.mean[i])} nats${against}: ` +
+        `${tau < 1 ? 'sharper' : tau > 1 ? 'softer' : 'the standard scale'}.`;
       figure.done();
     },
   };
