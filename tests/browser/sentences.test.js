@@ -25,6 +25,7 @@ describe('sentences computed at run time', () => {
     for (const [query, premise] of [['departure=mean&mu=0', 'A mean μ = 0'], ['departure=rho&rho=0', 'A correlation ρ = 0']]) {
       const text = await textOf(`?step=breaking-assumptions&${query}`, 'breaking-assumptions');
       expect(text).toContain(`${premise} breaks nothing`);
+      expect(text).toMatch(/\tnone \([μρ] = 0\)\t/);  // the overview table's "premise it breaks" agrees
       expect(text).not.toMatch(/does not normalise/);
     }
     // and a non-zero one still breaks it

@@ -74,8 +74,8 @@ function describeDeparture(departure, { mu, rho, df }) {
 function overviewRows({ mu, rho, df }) {
   const m4 = df > 4 ? fmt(3 * (df - 2) / (df - 4), 3) : '∞';
   return [
-    { key: 'mean', name: `mean μ = ${num(mu)}`, cells: ['mean 0', `1 + 2μ² = ${fmt(1 + 2 * mu * mu, 4)}`, `√dₖ·μ² = ${fmt(mu * mu, 3)}·√dₖ`, mu === 0 ? 'yes (μ = 0)' : 'no'] },
-    { key: 'rho', name: `correlation ρ = ${num(rho)}`, cells: ['q independent of k', `1 + ρ² = ${fmt(1 + rho * rho, 4)}`, `√dₖ·ρ = ${fmt(rho, 3)}·√dₖ`, rho === 0 ? 'yes (ρ = 0)' : 'no'] },
+    { key: 'mean', name: `mean μ = ${num(mu)}`, cells: [mu === 0 ? 'none (μ = 0)' : 'mean 0', `1 + 2μ² = ${fmt(1 + 2 * mu * mu, 4)}`, `√dₖ·μ² = ${fmt(mu * mu, 3)}·√dₖ`, mu === 0 ? 'yes (μ = 0)' : 'no'] },
+    { key: 'rho', name: `correlation ρ = ${num(rho)}`, cells: [rho === 0 ? 'none (ρ = 0)' : 'q independent of k', `1 + ρ² = ${fmt(1 + rho * rho, 4)}`, `√dₖ·ρ = ${fmt(rho, 3)}·√dₖ`, rho === 0 ? 'yes (ρ = 0)' : 'no'] },
     { key: 'student-t', name: `Student-t, ν = ${df}`, cells: ['none it uses (m₄ = ' + m4 + ', not 3)', '1', '0', 'yes, but samples show it slowly'] },
     { key: 'layernorm', name: 'LayerNorm', cells: ['independent entries', 'dₖ/(dₖ − 1)', '0', 'nearly: exactly only as dₖ → ∞'] },
   ];
