@@ -94,6 +94,25 @@ describe('softmaxSweep: per-row softmax statistics against d_k', () => {
       expect(hi[i]).toBeGreaterThanOrEqual(m[i]);
     }
   });
+  it('keeps every interval inside the range its statistic can take: no norm below 0, no max weight above 1', () => {
+    const s = run(softmaxSweep(engine, { n: 2, rows: 8, seed: 1 }));
+    const last = s.dks.length - 1, g = s.scales.none.nonmaxGrad;
+    // 8 rows of 2 keys at d_k = 4096: a mean of 10⁻⁵ with one row carrying most of it, so the
+    // normal interval's lower end falls below 0
+    expect(g.mean[last] - (g.hi[last] - g.mean[last])).toBeLessThan(0);
+    expect(g.lo[last]).toBe(0);
+    for (const series of Object.values(s.scales))
+      for (const stat of ['maxWeight', 'entropy', 'jacobianNorm', 'nonmaxGrad', 'scoreVariance'])
+        series[stat].lo.forEach((lo, i) => {
+          expect(lo).toBeGreaterThanOrEqual(0);
+          expect(lo).toBeLessThanOrEqual(series[stat].mean[i]);
+        });
+    // …and none above a max weight's 1 or an entropy's ln n (rows near one-hot or near uniform)
+    for (const series of Object.values(s.scales)) {
+      for (const hi of series.maxWeight.hi) expect(hi).toBeLessThanOrEqual(1);
+      for (const hi of series.entropy.hi) expect(hi).toBeLessThanOrEqual(Math.log(2));
+    }
+  });
 });
 
 // ---------------------------------------------------------------- softmax-saturation
@@ -308,6 +327,22 @@ describe('temperatureSweep: softmax(s/τ) at fixed draws', () => {
     const a = at({ query: 1, tau: 1 });
     a.maxWeight.mean[0] = -1;  // what a caller does to its result stays there
     expect(at({ query: 2, tau: 1 }).maxWeight.mean[0]).toBeGreaterThan(0);
+  });
+
+  it('tells a float32 stall near ln n from a real one: in double, those rows’ entropy still rises', () => {
+    // n = 2 at dk = 64: 2 of 1,024 rows sit within 2×10⁻⁷ of ln 2 at τ ≥ 1.19√d_k, where float32
+    // entropy steps cannot resolve the rise
+    const args = { dk: 64, n: 2, rows: 1024, seed: 1, query: 1, tau: 1 };
+    const t = run(temperatureSweep(engine, args));
+    expect(t.strictRows).toBe(1022);
+    expect(t.stalls.rounding.rows + t.stalls.oneHot.rows + t.stalls.other.rows).toBeGreaterThanOrEqual(1024 - t.strictRows);
+    expect(t.stalls.rounding.rows).toBe(2);
+    expect(t.stalls.other.rows).toBe(0);
+    expect(t.stalls.rounding.within).toBeLessThan(1e-6);
+    expect(t.stalls.rounding.from).toBeGreaterThan(1);
+    // what a caller does to its counts stays there: a second call gives them again
+    t.stalls.rounding.rows = -1;
+    expect(run(temperatureSweep(engine, args)).stalls.rounding.rows).toBe(2);
   });
 
   it('clamps a query beyond the rows and adds a temperature that is not on the grid', () => {

@@ -72,7 +72,9 @@ export function* softmaxRowsChunked(engine, { dk, n, rows, seed, scales, onChunk
 // every named scale, `rows` random queries against n random keys (the same draws for every scale:
 // only the multiplier differs). Per statistic: mean, 95% interval and median over the rows; and
 // how many rows came out exactly one-hot in float32 (every non-max weight rounded to 0, so the
-// non-max gradient is exactly 0).
+// non-max gradient is exactly 0). The normal approximation's interval is clipped to the range the
+// statistic can take: ≥ 0 for all (a mean of tiny norms has one below 0), a max weight ≤ 1 and an
+// entropy ≤ ln n.
 export function* softmaxSweep(engine, { n, rows, seed, scales = ['none', 'sqrt'], dks = SWEEP_DKS }) {
   const total = dks.length * rows * rowDraws(n);
   let done = 0;
@@ -82,6 +84,7 @@ export function* softmaxSweep(engine, { n, rows, seed, scales = ['none', 'sqrt']
     result.scales[name] = Object.fromEntries(STATS.map((s) => [s, { mean: [], lo: [], hi: [], median: [] }]));
     Object.assign(result.scales[name], { oneHot: [], scale: [] });
   }
+  const top = { maxWeight: 1, entropy: Math.log(n) };
   for (const dk of dks) {
     const multipliers = scales.map((name) => SCALES[name](dk));
     const { perScale, all } = yield* softmaxRowsChunked(engine, { dk, n, rows, seed, scales: multipliers, onChunk });
@@ -92,8 +95,8 @@ export function* softmaxSweep(engine, { n, rows, seed, scales = ['none', 'sqrt']
       STATS.forEach((s, k) => {
         const at = i * STATS.length + k;
         series[s].mean.push(sum.mean[at]);
-        series[s].lo.push(sum.meanLo[at]);
-        series[s].hi.push(sum.meanHi[at]);
+        series[s].lo.push(Math.max(0, sum.meanLo[at]));
+        series[s].hi.push(Math.min(top[s] ?? Infinity, sum.meanHi[at]));
         series[s].median.push(sum.median[at]);
       });
       series.oneHot.push(r.nonmaxGrad.reduce((c, g) => c + (g === 0), 0));

@@ -54,25 +54,33 @@ function entropyDouble(s, r, n, c) {
 //   other     not even in double
 function stallCounter(s, { dk, n, rows }) {
   const kinds = new Uint8Array(rows);  // bits: 1 one-hot, 2 rounding, 4 other
-  const out = { oneHot: { rows: 0, upTo: 0 }, rounding: { rows: 0, from: Infinity, within: 0 }, other: { rows: 0 } };
+  let upTo = 0, from = Infinity, within = 0;
+  // a row that stalls at two steps in a row needs the entropy at their shared τ once
+  const memo = new Map();
+  const hDouble = (r, t) => {
+    const key = `${r} ${t}`;
+    if (!memo.has(key)) memo.set(key, entropyDouble(s, r, n, 1 / (t * Math.sqrt(dk))));
+    return memo.get(key);
+  };
   return {
     add(r, [t0, h0], [t1, h1]) {
       if (h0 === 0) {
         kinds[r] |= 1;
-        out.oneHot.upTo = Math.max(out.oneHot.upTo, t1);
-      } else if (entropyDouble(s, r, n, 1 / (t1 * Math.sqrt(dk))) > entropyDouble(s, r, n, 1 / (t0 * Math.sqrt(dk)))) {
+        upTo = Math.max(upTo, t1);
+      } else if (hDouble(r, t1) > hDouble(r, t0)) {
         kinds[r] |= 2;
-        out.rounding.from = Math.min(out.rounding.from, t0);
-        out.rounding.within = Math.max(out.rounding.within, Math.log(n) - Math.min(h0, h1));
+        from = Math.min(from, t0);
+        within = Math.max(within, Math.log(n) - Math.min(h0, h1));
       } else kinds[r] |= 4;
     },
+    // the rows of each kind, from `kinds` alone: asking twice gives the same counts
     counts() {
-      for (const k of kinds) {
-        if (k & 1) out.oneHot.rows++;
-        if (k & 2) out.rounding.rows++;
-        if (k & 4) out.other.rows++;
-      }
-      return out;
+      const rowsWith = (bit) => kinds.reduce((c, k) => c + ((k & bit) ? 1 : 0), 0);
+      return {
+        oneHot: { rows: rowsWith(1), upTo },
+        rounding: { rows: rowsWith(2), from, within },
+        other: { rows: rowsWith(4) },
+      };
     },
   };
 }

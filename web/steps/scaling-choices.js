@@ -5,7 +5,7 @@ import { showSweepCurves } from '../plots/sweep-curves.js';
 import { fmt, fmtInt, fmtInterval, fmtShort, sub } from '../format.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, shownTable } from '../readout.js';
 import { texSigned } from '../tex.js';
-import { CLAIMS, verdictOf } from './claims.js';
+import { CLAIMS, nearlyUniform, verdictOf } from './claims.js';
 import { DK_TICKS, marker } from './dk-axis.js';
 import { SERIES, SWEEP_PARAMS, runBoth, sourcesPanel, sweepPoints, sweepTable, tex } from './softmax-shared.js';
 
@@ -22,7 +22,7 @@ const theoryVar = (k, dk) => dk ** (1 - 2 * POWER[k]);
 // Source 003's claims that the claims step judges too: this step says the verdict that step
 // computes, so the two cannot disagree.
 const claim = (id) => CLAIMS.find((c) => c.id === id);
-const NEAR_UNIFORM = claim('near-uniform'), FLOAT_SMALL = claim('float-small');
+const FLOAT_SMALL = claim('float-small');
 // The claims table's verdicts in this step's words.
 const said = (verdict) => (verdict === 'correct' ? 'right' : verdict);
 
@@ -106,9 +106,8 @@ export function mount(figure, { run }) {
     // one seed's 95% interval misses the true variance about once in 20: then the claim is not
     // confirmed here, whatever the theory says
     const varVerdict = v.lo[i] <= target && target <= v.hi[i] ? 'right' : 'not borne out by this seed, whose 95% interval misses it';
-    // the claims step's test of the same claim (rowsMean's result: mean entropy against log n),
-    // on this step's rows at the largest d_k
-    const uniform = said(verdictOf(NEAR_UNIFORM, { rows: [{ entropy: { mean: byDk.entropy.mean[last] } }], logN: Math.log(s.n) }));
+    // the claims step's test of the same claim, on this step's rows at the largest d_k
+    const uniform = nearlyUniform(byDk.entropy.mean[last], s.n) ? 'right' : 'wrong';
     const lines = [
       `“Dividing by dₖ instead of √dₖ would over-scale the dot product, reducing the variance of the scores to 1/dₖ”: ${varVerdict}. ` +
       `At dₖ = ${r.dk} the engine measures ${fmt(v.mean[i])} (95% interval ${fmtInterval([v.lo[i], v.hi[i]])}) against 1/dₖ = ${fmtShort(target)}.`,

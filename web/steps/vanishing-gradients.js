@@ -35,9 +35,8 @@ function seriesOf(s, stat) {
 
 // A norm's mean, median and 95% interval over rows, as the tables show them: fmtTiny, since a
 // saturated row's norm is 10⁻²⁷ or less, which fmt writes as 0, a one-hot row's exact value; the
-// interval (mean ± 1.96 standard errors, a normal approximation) clipped at 0, below which no
-// norm lies.
-const normCells = (a, i) => [fmtTiny(a.mean[i]), fmtInterval([Math.max(0, a.lo[i]), a.hi[i]]), fmtTiny(a.median[i])];
+// interval (mean ± 1.96 standard errors, a normal approximation; softmaxSweep clips it at 0).
+const normCells = (a, i) => [fmtTiny(a.mean[i]), fmtInterval([a.lo[i], a.hi[i]]), fmtTiny(a.median[i])];
 
 // How many of the sampled rows at the largest d_k came out exactly one-hot, as the end of a sentence.
 const oneHotAt = (count, rows, dk) =>
