@@ -60,6 +60,11 @@ Moments moments_of(Vec<const float> x) {
   return m;
 }
 
+namespace {
+// v, or `floor` where v is below it; NaN (no interval) stays NaN, as std::max(floor, v) would not
+double at_least(double floor, double v) { return v < floor ? floor : v; }
+}  // namespace
+
 Summary summarize(const Moments& m) {
   constexpr double z = 1.959963984540054;  // Φ⁻¹(0.975)
   const double n = m.n, s2 = m.variance(), nan = std::numeric_limits<double>::quiet_NaN();
@@ -71,7 +76,8 @@ Summary summarize(const Moments& m) {
     const double mu4 = m.m4 / n;
     se = std::sqrt(std::max(0.0, (mu4 - (n - 3) / (n - 1) * s2 * s2) / n));
   }
-  return {n, m.mean, s2, m.mean - mean_half, m.mean + mean_half, s2 - z * se, s2 + z * se, se};
+  // a variance's interval ends at 0 below: a tiny or skewed sample's normal one reached under it
+  return {n, m.mean, s2, m.mean - mean_half, m.mean + mean_half, at_least(0, s2 - z * se), s2 + z * se, se};
 }
 
 Tails tails_of(Vec<const float> x, const Moments& m) {
@@ -81,25 +87,33 @@ Tails tails_of(Vec<const float> x, const Moments& m) {
   // the terms cannot cancel much, as E[x⁴] >= the sum of the two outer ones)
   const double mu2 = m.m2 / n, mean2 = mean * mean;
   const double r4 = m.m4 / n + 4 * mean * (m.m3 / n) + 6 * mean2 * mu2 + mean2 * mean2;
-  // In t_i = d_i²/μ₂ (scale-free, so no power of a huge or tiny x over- or underflows):
-  //   κ̂ = mean of t²,  u_i = t_i² − 2κ̂·t_i,  Σu² = Σt⁴ − 4κ̂Σt³ + 4κ̂²Σt²
+  // In z_i = d_i/√μ₂ and t_i = z_i² (scale-free, so no power of a huge or tiny x over- or
+  // underflows), with γ̂ = mean of z³ (the skewness):
+  //   κ̂ = mean of t²,  u_i = t_i² − 2κ̂·t_i − 4γ̂·z_i
+  //   Σu² = Σt⁴ − 4κ̂Σt³ + 4κ̂²Σt² − 8γ̂Σz⁵ + 16κ̂γ̂Σz³ + 16γ̂²Σz²   (Σz² = Σt)
   // and E[x⁴]'s spread in w_i = x_i⁴/r₄ − 1, for the same reason: (x⁴ − r₄)² reaches 1e307 for
   // x ~ 3e38, and its sum overflowed double (r₄ = 0 only when every x is 0, and then w = 0)
-  const double inv_mu2 = 1 / mu2, inv_r4 = r4 > 0 ? 1 / r4 : 0;
-  double t1 = 0, t2 = 0, t3 = 0, t4 = 0, w2 = 0;
+  const double inv_mu2 = 1 / mu2, inv_sd = std::sqrt(inv_mu2), inv_r4 = r4 > 0 ? 1 / r4 : 0;
+  double z1 = 0, t1 = 0, z3 = 0, t2 = 0, z5 = 0, t3 = 0, t4 = 0, w2 = 0;
   for (std::size_t i = 0; i < x.size; ++i) {
-    const double v = x[i], d = v - mean, t = d * d * inv_mu2, tt = t * t, vv = v * v, w = (vv * vv - r4) * inv_r4;
+    const double v = x[i], d = v - mean, zi = d * inv_sd, t = zi * zi, tt = t * t, vv = v * v,
+                 w = (vv * vv - r4) * inv_r4;
+    z1 += zi;
     t1 += t;
+    z3 += zi * t;
     t2 += tt;
+    z5 += zi * tt;
     t3 += tt * t;
     t4 += tt * tt;
     w2 += w * w;
   }
-  const double k = t2 / n;  // NaN for a constant sample (0/0)
-  const double su = t2 - 2 * k * t1, suu = t4 - 4 * k * t3 + 4 * k * k * t2;
+  const double k = t2 / n, g = z3 / n;  // NaN for a constant sample (0/0)
+  const double su = t2 - 2 * k * t1 - 4 * g * z1,
+               suu = t4 - 4 * k * t3 + 4 * k * k * t2 - 8 * g * z5 + 16 * k * g * z3 + 16 * g * g * t1;
   const double se_k = n > 1 && !std::isnan(k) ? std::sqrt(std::max(0.0, (suu - su * su / n) / (n - 1)) / n) : nan;
   const double se_4 = n > 1 ? r4 * std::sqrt(w2 / (n - 1) / n) : nan;
-  return {r4, r4 - z * se_4, r4 + z * se_4, k, k - z * se_k, k + z * se_k, se_k};
+  // an interval's ends inside what the statistic can take: E[x⁴] ≥ 0 and κ ≥ 1 (m₄ ≥ m₂²)
+  return {r4, at_least(0, r4 - z * se_4), r4 + z * se_4, k, at_least(1, k - z * se_k), k + z * se_k, se_k};
 }
 
 double median_of(Vec<const float> x, Vec<float> scratch) {

@@ -22,11 +22,12 @@ struct Problem {
 };
 
 // L(q, k, v) = Σ_ij O_ij G_ij, so ∂L/∂O = G: a scalar loss whose gradient is the backward pass's.
+// (bias: an additive (nq, nk) mask, or empty)
 double loss(const Problem& p, const std::vector<double>& q, const std::vector<double>& k,
-            const std::vector<double>& v, double scale, const Mask& mask) {
+            const std::vector<double>& v, double scale, const Mask& mask, Mat<const double> bias) {
   std::vector<double> out(p.nq * p.dv), w(p.nq * p.nk);
   attention_forward(mmat(out, p.nq, p.dv), mmat(w, p.nq, p.nk), cmat(q, p.nq, p.dk),
-                    cmat(k, p.nk, p.dk), cmat(v, p.nk, p.dv), scale, mask);
+                    cmat(k, p.nk, p.dk), cmat(v, p.nk, p.dv), scale, mask, bias);
   double l = 0;
   for (std::size_t i = 0; i < out.size(); ++i) l += out[i] * p.dout[i];
   return l;
@@ -34,11 +35,11 @@ double loss(const Problem& p, const std::vector<double>& q, const std::vector<do
 
 struct Grads { std::vector<double> dq, dk, dv; };
 
-Grads backward(const Problem& p, double scale, const Mask& mask) {
+Grads backward(const Problem& p, double scale, const Mask& mask, Mat<const double> bias = {}) {
   std::vector<double> out(p.nq * p.dv), w(p.nq * p.nk), ds(p.nq * p.nk);
   Grads g{std::vector<double>(p.nq * p.dk), std::vector<double>(p.nk * p.dk), std::vector<double>(p.nk * p.dv)};
   attention_forward(mmat(out, p.nq, p.dv), mmat(w, p.nq, p.nk), cmat(p.q, p.nq, p.dk),
-                    cmat(p.k, p.nk, p.dk), cmat(p.v, p.nk, p.dv), scale, mask);
+                    cmat(p.k, p.nk, p.dk), cmat(p.v, p.nk, p.dv), scale, mask, bias);
   attention_backward(mmat(g.dq, p.nq, p.dk), mmat(g.dk, p.nk, p.dk), mmat(g.dv, p.nk, p.dv),
                      mmat(ds, p.nq, p.nk), cmat(p.q, p.nq, p.dk), cmat(p.k, p.nk, p.dk),
                      cmat(p.v, p.nk, p.dv), cmat(w, p.nq, p.nk), cmat(p.dout, p.nq, p.dv), scale);
@@ -47,14 +48,23 @@ Grads backward(const Problem& p, double scale, const Mask& mask) {
 
 }  // namespace
 
-TEST_CASE("attention backward matches central differences of the forward in double",
+TEST_CASE("attention backward matches central differences of the forward in double, masked or biased",
           "[attention][eq:vanishing-gradients]") {
-  const bool causal = GENERATE(false, true);
-  const Problem p(3, 5, 4, 3, 40);
+  // the backward pass sees the forward's P alone: masked keys (P = 0), a row with no key allowed
+  // (P_i = 0) and an additive bias must all come out of it right
+  const int kind = GENERATE(0, 1, 2, 3, 4);  // none, causal, keep, bias, causal + keep + bias
+  const char* const kinds[] = {"none", "causal", "keep", "bias", "causal + keep + bias"};
+  const Problem p(4, 5, 4, 3, 40);
   const double scale = 1 / std::sqrt(4.0);
+  // keep: row 2 attends nothing, the others skip one or two keys
+  const std::vector<std::uint8_t> keep{1, 0, 1, 1, 1,  1, 1, 0, 1, 0,  0, 0, 0, 0, 0,  1, 1, 1, 0, 1};
+  std::vector<double> biasd(p.nq * p.nk);
+  for (std::size_t i = 0; i < biasd.size(); ++i) biasd[i] = 0.5 * std::cos(double(i));
   Mask mask;
-  mask.causal = causal;
-  const Grads g = backward(p, scale, mask);
+  mask.causal = kind == 1 || kind == 4;
+  if (kind == 2 || kind == 4) mask.keep = {keep.data(), p.nq, p.nk};
+  const Mat<const double> bias = kind >= 3 ? cmat(biasd, p.nq, p.nk) : Mat<const double>{};
+  const Grads g = backward(p, scale, mask, bias);
   // central difference: (L(x+h) − L(x−h)) / 2h = L'(x) + O(h²); h = 1e-5 gives truncation ~1e-10
   // and rounding ~ε·|L|/h ~ 1e-11, so 1e-7 absolute is a safe, still sharp bound.
   const double h = 1e-5;
@@ -65,9 +75,9 @@ TEST_CASE("attention backward matches central differences of the forward in doub
       auto& xm = which == 0 ? minus.q : which == 1 ? minus.k : minus.v;
       xp[i] += h;
       xm[i] -= h;
-      const double numeric = (loss(p, plus.q, plus.k, plus.v, scale, mask) -
-                              loss(p, minus.q, minus.k, minus.v, scale, mask)) / (2 * h);
-      INFO("tensor " << "qkv"[which] << " index " << i << (causal ? " causal" : ""));
+      const double numeric = (loss(p, plus.q, plus.k, plus.v, scale, mask, bias) -
+                              loss(p, minus.q, minus.k, minus.v, scale, mask, bias)) / (2 * h);
+      INFO("tensor " << "qkv"[which] << " index " << i << ", mask " << kinds[kind]);
       REQUIRE(analytic[i] == Approx(numeric).margin(1e-7));
     }
   };

@@ -58,10 +58,11 @@ export interface SampleOptions {
 export interface Description {
   n: number; mean: number; variance: number; varianceSE: number;
   /** 95% intervals (normal approximation); NaN where the sample is too small to give one: the mean's
-   *  below 2 values, the variance's (and varianceSE) below 4. */
+   *  below 2 values, the variance's (and varianceSE) below 4. The variance's ends at 0 or above. */
   meanCI: [number, number]; varianceCI: [number, number];
   /** The tails: E[x⁴] (the mean of x⁴) and the kurtosis m₄/m₂², with 95% intervals from the sample's
-   *  8th moment (delta method for the kurtosis); NaN for a constant sample's kurtosis. */
+   *  8th moment (delta method for the kurtosis, the estimated mean's effect included); NaN for a
+   *  constant sample's kurtosis. The intervals' lower ends are at least 0 (E[x⁴]) and 1 (kurtosis). */
   fourth: number; fourthCI: [number, number];
   kurtosis: number; kurtosisCI: [number, number]; kurtosisSE: number;
 }

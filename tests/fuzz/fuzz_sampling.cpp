@@ -13,7 +13,8 @@
 //     three >= 0, and row r depends on first + r only (same shift check);
 //   - sampleEntries is finite;
 //   - describe: n is x's length, the counts sum to the number of x in [lo, hi], the mean lies
-//     within [min x, max x], the variance is >= 0;
+//     within [min x, max x], the variance is >= 0, the kurtosis >= 1, and no interval starts below
+//     0 (variance, E[x⁴]) or 1 (kurtosis);
 //   - rowSummaries: per row, the mean lies within the row's range and inside its interval (none,
 //     NaN, for a row of one value), and
 //     the median has at most half the row below it and at most half above it.
@@ -160,6 +161,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         // mean of t_i² with mean of t_i = 1 (t_i = d_i²/m₂): at least 1 by Jensen, unless x is constant
         FUZZ_CHECK(t.kurtosis >= 1 - 1e-9 || (std::isnan(t.kurtosis) && mn == mx), "describe: kurtosis " + str(t.kurtosis));
         FUZZ_CHECK(t.fourth >= 0, "describe: E[x⁴] = " + str(t.fourth));
+        // an interval's lower end is inside what its statistic can take (or NaN: none)
+        FUZZ_CHECK(!(s.variance_lo < 0), "describe: variance interval from " + str(s.variance_lo));
+        FUZZ_CHECK(!(t.fourth_lo < 0), "describe: E[x⁴] interval from " + str(t.fourth_lo));
+        FUZZ_CHECK(!(t.kurtosis_lo < 1), "describe: kurtosis interval from " + str(t.kurtosis_lo));
         break;
       }
       case 5: {  // rowSummaries
