@@ -175,17 +175,22 @@ describe('training curves redrawn in place', () => {
     await settled(page);
     const builds = (p) => p.evaluate((id) => [performance.getEntriesByName('attnlab:plot').length,
       Number(document.querySelector(`#${id} figure.live`).dataset.streamed || 0)], ID);
+    // the y axes' tick labels of the four plots
+    const yTicks = (f) => [...f.querySelectorAll('.panel .plot svg.attnlab-plot')].map((svg) =>
+      [...svg.querySelectorAll('g[aria-label="y-axis tick label"] text')].map((t) => t.textContent).join(' '));
     for (const [name, value] of [['optimizer', 'adam'], ['lr', '2'], ['init', 'lecun']]) {
       const url = await page.evaluate(() => location.search), [b0, s0] = await builds(page);
-      await page.evaluate((id) => {  // the plots built when the run's first chunk is drawn
-        const f = document.querySelector(`#${id} figure.live`), streamed = f.dataset.streamed;
+      const ticks0 = await page.evaluate(([id, f]) => (0, eval)(f)(document.querySelector(`#${id} figure.live`)), [ID, yTicks.toString()]);
+      await page.evaluate(([id, f]) => {  // the plots built, and the axes, when the run's first chunk is drawn
+        const fig = document.querySelector(`#${id} figure.live`), streamed = fig.dataset.streamed;
         const obs = new MutationObserver(() => {
-          if (f.dataset.streamed === streamed) return;
+          if (fig.dataset.streamed === streamed) return;
           obs.disconnect();
+          window.firstChunkTicks = (0, eval)(f)(fig);
           window.firstChunkBuilds = performance.getEntriesByName('attnlab:plot').length;
         });
-        obs.observe(f, { attributes: true, attributeFilter: ['data-streamed'] });
-      }, ID);
+        obs.observe(fig, { attributes: true, attributeFilter: ['data-streamed'] });
+      }, [ID, yTicks.toString()]);
       const control = page.locator(`#${ID} [data-param="${name}"]`);
       if (name === 'lr') await control.evaluate((e, v) => { e.value = v; e.dispatchEvent(new Event('input', { bubbles: true })); }, value);
       else await control.selectOption(value);
@@ -197,7 +202,10 @@ describe('training curves redrawn in place', () => {
       const [b1, s1] = await builds(page);
       expect(b1 - b0).toBeLessThanOrEqual(2 * (s1 - s0 + 1));
       // and the first chunk built none: its curves moved onto the decades the last run ended on
+      // (a log axis keeps them while a run streams, yKeep; the first chunk's own decades are
+      // narrower, and each run's axes would jump in, then out again)
       expect(await page.evaluate(() => window.firstChunkBuilds), name).toBe(b0);
+      expect(await page.evaluate(() => window.firstChunkTicks), name).toEqual(ticks0);
       await fresh.page.goto(await page.evaluate(() => location.href));
       await settled(fresh.page);
       const plots = (p) => p.$$eval(`#${ID} .panel .plot svg.attnlab-plot`, (svgs) => svgs.map((s) => s.outerHTML.replace(/ (id|clip-path)="[^"]*"/g, '')));

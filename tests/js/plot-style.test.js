@@ -20,6 +20,15 @@ describe('decades and powersOfTen', () => {
     expect(decades(1e-3, 1)).toEqual([1e-3, 1e-2, 1e-1, 1]);
     expect(decades(0.02, 5000)).toEqual([0.1, 1, 10, 100, 1000]);
   });
+
+  it('thin a long axis to every k-th decade, at multiples of k, when asked for at most so many', () => {
+    expect(decades(1e-3, 1, 4)).toEqual([1e-3, 1e-2, 1e-1, 1]);
+    // 10⁻³⁷ … 10²: 40 decades, 8 labels at most → every 5th (10⁻³⁵ … 10⁰, eight)
+    const thin = decades(1e-37, 100, 8);
+    expect(thin.map((v) => Math.round(Math.log10(v)))).toEqual([-35, -30, -25, -20, -15, -10, -5, 0]);
+    expect(decades(1e-12, 1e8, 9).map((v) => Math.round(Math.log10(v)))).toEqual([-12, -9, -6, -3, 0, 3, 6]);
+    expect(powersOfTen(thin)(1e-35)).toBe('10⁻³⁵');
+  });
   it('label an axis of 1 to 1000 in full, any other as 10 with a superscript exponent, in one style', () => {
     const labels = (ticks) => ticks.map(powersOfTen(ticks));
     expect(labels([1, 10, 100, 1000])).toEqual(['1', '10', '100', '1000']);

@@ -49,10 +49,15 @@ export function powerDomain(values, base) {
   return [base ** Math.floor(Math.min(...logs)), base ** Math.ceil(Math.max(...logs))];
 }
 
-// The powers of ten inside [lo, hi], the ticks of a log axis.
-export function decades(lo, hi) {
+// The powers of ten inside [lo, hi], the ticks of a log axis: every one, or at most `most` of them,
+// every k-th decade for the first k of 1, 2, 3, 5, 10, 20 that thins them enough (exponents that
+// are multiples of k: 10⁻¹², 10⁻⁹ … 10³, never a mix).
+export function decades(lo, hi, most = Infinity) {
+  const [from, to] = [Math.ceil(Math.log10(lo) - 1e-9), Math.floor(Math.log10(hi) + 1e-9)];
+  const count = (k) => Math.floor(to / k) - Math.ceil(from / k) + 1;
+  const k = [1, 2, 3, 5, 10, 20].find((step) => count(step) <= most) ?? 50;
   const out = [];
-  for (let e = Math.ceil(Math.log10(lo) - 1e-9); e <= Math.floor(Math.log10(hi) + 1e-9); e++) out.push(10 ** e);
+  for (let e = Math.ceil(from / k) * k; e <= to; e += k) out.push(10 ** e);
   return out;
 }
 

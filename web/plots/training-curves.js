@@ -3,12 +3,18 @@
 //   series: [{ name, values }]   values[i] is the metric at step i + 1 (one colour per series)
 //   ref:    { name, y }          e.g. ln L, the entropy of uniform attention
 //   yCover: [lo, hi]             decades a log axis always spans
+//   yFloor: 1e-12                the lowest a log axis reaches: a point below it (or 0, a gradient
+//                                that vanished exactly) is drawn under the frame, and the line dives
+//                                out of the frame there (clipped) rather than stretching the axis
 //   yKeep:  true                 a log axis keeps the decades drawn there while the points fit in
 //                                them (a run streaming its chunks: its first ones then move in place)
 import * as Plot from '@observablehq/plot';
 import { chart, recentNodes, showMoved } from '../morph.js';
 import { moveMarks } from './move-marks.js';
 import { SERIES_COLORS, decades, plot, powersOfTen } from './style.js';
+
+// where a point below a log axis's floor is drawn: under the frame, out of sight
+const under = (floor) => floor / 1000;
 
 // Trailing mean over `window` steps (fewer at the start), so a point never looks ahead.
 export function smooth(values, window) {
@@ -24,36 +30,45 @@ export function smooth(values, window) {
 
 // The points of one series as drawn: its trailing mean thinned to at most ~200 points a line (a
 // few per pixel column: long runs cost no more to draw), the last step first (the order Plot's line
-// is given them in), and on a log axis only the positive ones.
-function pointsOf(values, window, yLog) {
+// is given them in); on a log axis only the positive ones, or with a floor every one, those below
+// it under the frame.
+function pointsOf(values, window, yLog, yFloor) {
   const y = smooth(values, window), points = [];
   const every = Math.max(1, Math.ceil(y.length / 200));
-  for (let i = y.length - 1; i >= 0; i -= every) if (!yLog || y[i] > 0) points.push({ x: i + 1, y: y[i] });
+  for (let i = y.length - 1; i >= 0; i -= every) {
+    if (yLog && yFloor) points.push({ x: i + 1, y: y[i] >= yFloor ? y[i] : under(yFloor) });
+    else if (!yLog || y[i] > 0) points.push({ x: i + 1, y: y[i] });
+  }
   return points;
 }
+
+// at most one log-axis label per 22 px of the frame's height
+const mostTicks = (height) => Math.max(3, Math.floor((height - 60) / 22));
 
 // The y axis: the given one, or on a log axis the decades around every point and around yCover
 // ([lo, hi], powers of ten): most runs then share one axis, so a new run's curves are moved onto it
 // in place (showTrainingCurves), and runs are compared on the same decades.
-// (kept: decades drawn before, used instead when every point and yCover fit in them)
-function yAxisOf(lines, { yLabel, yLog, yDomain, yCover }, kept = null) {
-  const ys = lines.flat().map((p) => p.y);
+// (kept: decades drawn before, used instead when every point and yCover fit in them; yFloor: the
+// domain's lowest end, the points under the frame not counted)
+function yAxisOf(lines, { yLabel, yLog, yDomain, yCover, yFloor, height }, kept = null) {
+  const ys = lines.flat().map((p) => p.y).filter((y) => !yFloor || y >= yFloor);
   if (!yLog || !ys.length) return { label: yLabel, grid: true, domain: yDomain };
   const [lo, hi] = yCover ?? [Infinity, 0];
   const [min, max] = [Math.min(lo, ...ys), Math.max(hi, ...ys)];
   const domain = kept && kept[0] <= min && max <= kept[1] ? kept
-    : [Math.min(lo, 10 ** Math.floor(Math.log10(min))), Math.max(hi, 10 ** Math.ceil(Math.log10(max)))];
-  const ticks = decades(...domain);
+    : [Math.max(yFloor ?? 0, Math.min(lo, 10 ** Math.floor(Math.log10(min)))), Math.max(hi, 10 ** Math.ceil(Math.log10(max)))];
+  const ticks = decades(...domain, mostTicks(height));
   return { label: yLabel, grid: true, domain, type: 'log', ticks, tickFormat: powersOfTen(ticks) };
 }
 
 // (lines: each series' points, when the caller has them already: showTrainingCurves)
-export function trainingCurvesPlot({ series, yLabel, yLog = false, yDomain, yCover, ref, steps, window = 10,
-  width = 320, height = 220, ariaLabel, lines = series.map((s) => pointsOf(s.values, window, yLog)),
-  y = yAxisOf(lines, { yLabel, yLog, yDomain, yCover }) }) {
+export function trainingCurvesPlot({ series, yLabel, yLog = false, yDomain, yCover, yFloor, ref, steps, window = 10,
+  width = 320, height = 220, ariaLabel, lines = series.map((s) => pointsOf(s.values, window, yLog, yFloor)),
+  y = yAxisOf(lines, { yLabel, yLog, yDomain, yCover, yFloor, height }) }) {
   const rows = series.flatMap((s, k) => lines[k].map((p) => ({ ...p, series: s.name })));
   const names = series.map((s) => s.name);
-  const marks = [Plot.line(rows, { x: 'x', y: 'y', stroke: 'series', strokeWidth: 1.75, z: 'series' })];
+  const clip = yLog && yFloor ? { clip: 'frame' } : {};
+  const marks = [Plot.line(rows, { x: 'x', y: 'y', stroke: 'series', strokeWidth: 1.75, z: 'series', ...clip })];
   if (ref) marks.unshift(
     Plot.ruleY([ref.y], { stroke: 'currentColor', strokeOpacity: 0.55, strokeDasharray: '4,3' }),
     Plot.text([ref], { frameAnchor: 'right', y: 'y', text: () => ref.name, dy: -7, dx: -4, fill: 'currentColor', fillOpacity: 0.8 }));
@@ -77,14 +92,16 @@ const takeBack = recentNodes();
 
 export function showTrainingCurves(container, { yKeep = false, ...options }) {
   const o = { window: 10, width: 320, height: 220, yLog: false, ...options };
-  const lines = o.series.map((s) => pointsOf(s.values, o.window, o.yLog));
+  const lines = o.series.map((s) => pointsOf(s.values, o.window, o.yLog, o.yFloor));
   const y = yAxisOf(lines, o, yKeep ? drawn.get(container)?.scales.y.domain : null);
   const { series, ...rest } = o;
   showMoved(container, drawn, {
     width: o.width,
     layout: JSON.stringify({ ...rest, names: series.map((s) => s.name), y: y.domain }),
     move: (node, { x, y }) => {
-      const paths = chart(node)?.querySelector('g[aria-label="line"]')?.children ?? [];
+      // (a clipped line: Plot's <g aria-label clip-path> around the mark's own <g>)
+      const g = chart(node)?.querySelector('g[aria-label="line"]');
+      const paths = (g?.hasAttribute('clip-path') ? g.firstElementChild : g)?.children ?? [];
       if (paths.length !== lines.length) return false;
       const move = moveMarks(x, y);
       lines.forEach((points, k) => move.line(paths[k], points));

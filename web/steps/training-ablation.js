@@ -116,11 +116,11 @@ export function mount(figure, { run, cancel }) {
     // last run's axes ended where its curves did: a new run's first chunk fits them, and moves onto
     // them without a build)
     const curvesIn = (p, options) => plots && showTrainingCurves(p.plot, { ...common, yKeep: running, ...options });
-    curvesIn(panels.loss, { series: series('loss'), yLabel: 'loss', yLog: true, yCover: [0.01, 10] });
+    curvesIn(panels.loss, { series: series('loss'), yLabel: 'loss', yLog: true, yCover: [0.01, 10], yFloor: 1e-8 });
     curvesIn(panels.accuracy, { series: series('accuracy'), yLabel: 'accuracy', yDomain: [0, 1] });
     curvesIn(panels.entropy, { series: series('entropy'), yLabel: 'entropy (nats)',
       yDomain: [0, Math.log(values.seqLen) * 1.05], ref: { name: `uniform: ln ${values.seqLen}`, y: Math.log(values.seqLen) } });
-    curvesIn(panels.gradNorm, { series: series('gradNorm'), yLabel: '‖∂L/∂s‖', yLog: true, yCover: [1e-4, 10] });
+    curvesIn(panels.gradNorm, { series: series('gradNorm'), yLabel: '‖∂L/∂s‖', yLog: true, yCover: [1e-4, 10], yFloor: 1e-12 });
     status.textContent = `step ${at} of ${values.steps}`;
     play.textContent = running ? 'Pause' : 'Play';
     play.title = running ? 'Stop training here (Play continues)' : 'Train up to the chosen number of steps';
