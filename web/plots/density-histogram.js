@@ -13,7 +13,7 @@
 import * as Plot from '@observablehq/plot';
 import { recentNodes, showMoved } from '../morph.js';
 import { moveRects } from './rects.js';
-import { decades, niceCeil, plot, powersOfTen } from './style.js';
+import { fitDecades, niceCeil, plot, powersOfTen } from './style.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -69,7 +69,7 @@ export function densityHistogramPlot(options) {
     style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
     x: { label: xLabel, domain: [lo, hi] },
     y: yLog ? { type: 'log', label: `${yName} (log scale)`, grid: true, domain: [floor, top],
-      ticks: decades(floor, top), tickFormat: powersOfTen(decades(floor, top)) }
+      ticks: fitDecades(floor, top, height), tickFormat: powersOfTen(fitDecades(floor, top, height)) }
       : { label: yName, grid: true, domain: [0, top] },
     ariaLabel: ariaLabel ?? defaultLabel(options),
     marks,

@@ -61,6 +61,10 @@ export function decades(lo, hi, most = Infinity) {
   return out;
 }
 
+// A log axis's ticks for a plot `height` px tall: at most one label per 18 px of its frame (the
+// plot's height less ~60 px of margins), so a run's axis over 40 decades stays legible.
+export const fitDecades = (lo, hi, height) => decades(lo, hi, Math.max(3, Math.floor((height - 60) / 18)));
+
 // A log axis's tick labels, one style per axis (not Plot's SI "100m"): written out when every tick
 // is 1 to 1000, else each 10 with a superscript exponent: 10⁰ … 10⁴, not 1000 under 10⁴.
 //   powersOfTen(ticks)(v)   the label of the tick v of an axis with these ticks

@@ -13,7 +13,7 @@ import * as Plot from '@observablehq/plot';
 import { chart, recentNodes, showMoved } from '../morph.js';
 import { coordinate, translationOf } from './bake-translations.js';
 import { hasBar, moveMarks } from './move-marks.js';
-import { SERIES_COLORS, decades, plot, powersOfTen } from './style.js';
+import { SERIES_COLORS, fitDecades, plot, powersOfTen } from './style.js';
 
 // Labels drawn over the curves keep a rim of the figure's background, in either theme.
 const HALO = { stroke: 'var(--panel)', strokeWidth: 4, paintOrder: 'stroke' };
@@ -46,7 +46,7 @@ export function sweepCurvesPlot({ series, refs = [], marker, xLabel, yLabel, xLo
   );
   // Plot hands a log axis's labels to d3, which blanks those it finds crowded; explicit tick
   // values get explicit axis marks, whose text channel labels every one of them.
-  const yt = yTicks ?? (yLog && yDomain ? decades(...yDomain) : undefined);
+  const yt = yTicks ?? (yLog && yDomain ? fitDecades(...yDomain, height) : undefined);
   const ytf = yTickFormat ?? (yTicks ? String : yt && powersOfTen(yt));
   if (xTicks) marks.unshift(Plot.gridX(xTicks), Plot.axisX(xTicks, { text: xTickFormat ?? String, label: xLabel }));
   if (yt) marks.unshift(Plot.gridY(yt), Plot.axisY(yt, { text: ytf, label: yLabel }));

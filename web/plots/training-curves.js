@@ -11,7 +11,7 @@
 import * as Plot from '@observablehq/plot';
 import { chart, recentNodes, showMoved } from '../morph.js';
 import { moveMarks } from './move-marks.js';
-import { SERIES_COLORS, decades, plot, powersOfTen } from './style.js';
+import { SERIES_COLORS, fitDecades, plot, powersOfTen } from './style.js';
 
 // where a point below a log axis's floor is drawn: under the frame, out of sight
 const under = (floor) => floor / 1000;
@@ -42,8 +42,6 @@ function pointsOf(values, window, yLog, yFloor) {
   return points;
 }
 
-// at most one log-axis label per 22 px of the frame's height
-const mostTicks = (height) => Math.max(3, Math.floor((height - 60) / 22));
 
 // The y axis: the given one, or on a log axis the decades around every point and around yCover
 // ([lo, hi], powers of ten): most runs then share one axis, so a new run's curves are moved onto it
@@ -57,7 +55,7 @@ function yAxisOf(lines, { yLabel, yLog, yDomain, yCover, yFloor, height }, kept 
   const [min, max] = [Math.min(lo, ...ys), Math.max(hi, ...ys)];
   const domain = kept && kept[0] <= min && max <= kept[1] ? kept
     : [Math.max(yFloor ?? 0, Math.min(lo, 10 ** Math.floor(Math.log10(min)))), Math.max(hi, 10 ** Math.ceil(Math.log10(max)))];
-  const ticks = decades(...domain, mostTicks(height));
+  const ticks = fitDecades(...domain, height);
   return { label: yLabel, grid: true, domain, type: 'log', ticks, tickFormat: powersOfTen(ticks) };
 }
 
