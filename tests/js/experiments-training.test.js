@@ -71,6 +71,23 @@ describe('training-ablation: the worker streams the engine’s trainer', () => {
     expect(got.b).toEqual(whole(configB));
   });
 
+  it('with more than eight figures training, the least recently used one continues after a replay, on the same curves', () => {
+    // the worker keeps eight trainers (MAX_LIVE); the ninth figure's run disposes figure 0's
+    const small = { ...config, dk: 8, seed: 11 };
+    const first = streamed(trainingRun(engine, { config: small, from: 0, to: 100 }, { channel: 'fig0' }));
+    for (let k = 1; k <= 8; k++) streamed(trainingRun(engine, { config: { ...small, seed: 20 + k }, from: 0, to: 4 }, { channel: `fig${k}` }));
+    // (a replay yields { progress: 0 } with no points while it fast-forwards: count those)
+    let replaying = 0;
+    const resumed = trainingRun(engine, { config: small, from: 100, to: 120 }, { channel: 'fig0' });
+    const watched = { next: () => { const s = resumed.next(); if (!s.done && !s.value.partial) replaying++; return s; }, return: () => resumed.return() };
+    const rest = streamed(watched);
+    expect(replaying).toBeGreaterThan(0);
+    const whole = engine.createTrainer(small);
+    const all = [...whole.step(120).variants.none.loss];
+    whole.dispose();
+    expect([...first.out.none, ...rest.out.none]).toEqual(all);
+  });
+
   it('a run with nothing to train (from = to) streams nothing and returns the curves from that step on', () => {
     streamed(trainingRun(engine, { config, from: 0, to: 30 }));
     const { result, progress } = drain(trainingRun(engine, { config, from: 30, to: 30 }));
