@@ -113,7 +113,8 @@ Tails tails_of(Vec<const float> x, const Moments& m) {
   const double se_k = n > 1 && !std::isnan(k) ? std::sqrt(std::max(0.0, (suu - su * su / n) / (n - 1)) / n) : nan;
   const double se_4 = n > 1 ? r4 * std::sqrt(w2 / (n - 1) / n) : nan;
   // an interval's ends inside what the statistic can take: E[x⁴] ≥ 0 and κ ≥ 1 (m₄ ≥ m₂²)
-  return {r4, at_least(0, r4 - z * se_4), r4 + z * se_4, k, at_least(1, k - z * se_k), k + z * se_k, se_k};
+  // (a two-valued sample has κ = 1, and κ̂ can round to just below it: the floor is then κ̂ itself)
+  return {r4, at_least(0, r4 - z * se_4), r4 + z * se_4, k, at_least(std::min(1.0, k), k - z * se_k), k + z * se_k, se_k};
 }
 
 double median_of(Vec<const float> x, Vec<float> scratch) {

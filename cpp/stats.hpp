@@ -33,11 +33,12 @@ Summary summarize(const Moments& m);
 // A sample's tails: its 4th raw moment E[x⁴] (the mean of x_i⁴) and its kurtosis κ̂ = m₄/m₂²
 // (central moments over n), each with a 95% interval (normal approximation, z = 1.96):
 //   SE(E[x⁴]) = sd(x_i⁴)/√n
-//   SE(κ̂) by the delta method: κ̂ − κ ≈ mean of u_i = (d_i⁴ − 4m₃·d_i − 2κ̂·m₂·d_i²)/m₂²,
-//   d_i = x_i − x̄ (the −4m₃·d_i: m₄ moves with the estimated mean, by −4m₃ per unit; a skewed
-//   sample's SE is wrong without it, 2.8× too small for 0/1 entries with P(1) = 0.2),
-//   so SE(κ̂) = sd(u)/√n   (sd with n − 1)
-// The lower ends are at least 0 for E[x⁴] and 1 for κ̂ (m₄ ≥ m₂² always).
+//   SE(κ̂) by the delta method: κ̂ − κ ≈ the mean of κ̂'s influence function, which is, up to a
+//   constant, u_i = (d_i⁴ − 4m₃·d_i − 2κ̂·m₂·d_i²)/m₂², d_i = x_i − x̄ (the −4m₃·d_i: m₄ moves
+//   with the estimated mean, by −4m₃ per unit; a skewed sample's SE is wrong without it, 2.8× too
+//   small for 0/1 entries with P(1) = 0.2), so SE(κ̂) = sd(u)/√n   (sd with n − 1)
+// The lower ends are at least 0 for E[x⁴] and 1 for κ̂ (m₄ ≥ m₂² always; κ̂ itself if rounding
+// put it below 1), and never above the estimate.
 // Both SEs come from the sample's own 8th moment: right when that is finite (products of normal,
 // uniform or ±1 entries), only a guide for heavy tails. One pass in double, given the sample's
 // moments (m = moments_of(x)). A constant sample has no kurtosis (m₂ = 0): NaN, as are the SEs

@@ -98,6 +98,12 @@ TEST_CASE("an interval ends where its statistic can: a variance and E[x⁴] at 0
   CHECK(t.kurtosis_lo == 1);
   CHECK(t.fourth_hi - t.fourth > t.fourth);  // the normal interval would reach below 0
   CHECK(t.fourth_lo == 0);
+  // two values have kurtosis 1, which κ̂ can round to just below: the interval still holds it
+  const std::vector<float> two{0.1f, 0.7f};
+  const Tails k2 = tails_of(Vec<const float>{two.data(), two.size()});
+  CHECK(k2.kurtosis < 1);
+  CHECK(k2.kurtosis_lo <= k2.kurtosis);
+  CHECK(k2.kurtosis <= k2.kurtosis_hi);
 }
 
 TEST_CASE("moments of a whole, merged across chunks, or streamed value by value equal the two-pass moments", "[stats]") {

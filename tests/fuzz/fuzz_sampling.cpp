@@ -13,8 +13,9 @@
 //     three >= 0, and row r depends on first + r only (same shift check);
 //   - sampleEntries is finite;
 //   - describe: n is x's length, the counts sum to the number of x in [lo, hi], the mean lies
-//     within [min x, max x], the variance is >= 0, the kurtosis >= 1, and no interval starts below
-//     0 (variance, E[x⁴]) or 1 (kurtosis);
+//     within [min x, max x], the variance is >= 0, the kurtosis >= 1, no interval starts below
+//     0 (variance, E[x⁴]) or 1 (kurtosis, or the kurtosis if rounding put it below 1), and each
+//     interval holds its estimate;
 //   - rowSummaries: per row, the mean lies within the row's range and inside its interval (none,
 //     NaN, for a row of one value), and
 //     the median has at most half the row below it and at most half above it.
@@ -164,7 +165,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         // an interval's lower end is inside what its statistic can take (or NaN: none)
         FUZZ_CHECK(!(s.variance_lo < 0), "describe: variance interval from " + str(s.variance_lo));
         FUZZ_CHECK(!(t.fourth_lo < 0), "describe: E[x⁴] interval from " + str(t.fourth_lo));
-        FUZZ_CHECK(!(t.kurtosis_lo < 1), "describe: kurtosis interval from " + str(t.kurtosis_lo));
+        FUZZ_CHECK(!(t.kurtosis_lo < std::min(1.0, t.kurtosis)), "describe: kurtosis interval from " + str(t.kurtosis_lo));
+        // …and holds its estimate (NaN: no interval)
+        const auto holds = [](double lo, double v, double hi) { return std::isnan(lo) || (lo <= v && v <= hi); };
+        FUZZ_CHECK(holds(s.variance_lo, s.variance, s.variance_hi), "describe: variance " + str(s.variance) + " outside its interval");
+        FUZZ_CHECK(holds(t.fourth_lo, t.fourth, t.fourth_hi), "describe: E[x⁴] " + str(t.fourth) + " outside its interval");
+        FUZZ_CHECK(holds(t.kurtosis_lo, t.kurtosis, t.kurtosis_hi), "describe: kurtosis " + str(t.kurtosis) + " outside its interval");
         break;
       }
       case 5: {  // rowSummaries

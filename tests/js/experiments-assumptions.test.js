@@ -281,6 +281,15 @@ describe('breaking-assumptions', () => {
     expect(low.points[0].tHalfWidth).toBe(Infinity);
   });
 
+  it('heavy tails: the measured half-width is 1.96 SE, also where the interval’s lower end stops at 0', () => {
+    // ν = 3 (no 4th moment): at seed 1, 200 pairs, the interval at d_k = 16 would reach below 0
+    const r = run(breakingSweep(engine, { departure: 'student-t', df: 3, count: 200, seed: 1 }));
+    for (const p of r.points) expect(p.halfWidth).toBeCloseTo((1.96 * p.varianceSE) / p.dk, 12);
+    const clipped = r.points.find((p) => p.dk === 16);
+    expect(clipped.varianceCI[0]).toBe(0);
+    expect(clipped.halfWidth).toBeGreaterThan((clipped.varianceCI[1] - clipped.varianceCI[0]) / 2 / 16);
+  });
+
   it('a sweep does not depend on the strengths its departure does not read, so the page asks for them only', () => {
     const base = { count: 200, seed: 5, dks: [4, 16] };
     const sweep = (p) => run(breakingSweep(engine, { ...base, ...p })).points;

@@ -9,7 +9,7 @@ import {
 } from '../../web/experiments/softmax-saturation.js';
 import { vanishingGradientsRow, vanishingGradientsSweep } from '../../web/experiments/vanishing-gradients.js';
 import { scalingChoicesRow, scalingChoicesSweep } from '../../web/experiments/scaling-choices.js';
-import { TAU_GRID, temperatureSweep } from '../../web/experiments/temperature.js';
+import { TAU_GRID, stallCounter, temperatureSweep } from '../../web/experiments/temperature.js';
 
 const engine = await createEngine();
 const U = 2 ** -24;  // float32 unit roundoff
@@ -343,6 +343,21 @@ describe('temperatureSweep: softmax(s/τ) at fixed draws', () => {
     // what a caller does to its counts stays there: a second call gives them again
     t.stalls.rounding.rows = -1;
     expect(run(temperatureSweep(engine, args)).stalls.rounding.rows).toBe(2);
+  });
+
+  it('counts each stalled row once per kind, however often it is asked', () => {
+    // two rows of n = 2 at d_k = 1: row 0 one-hot in float32 at the lower τ, row 1 not
+    const s = Float32Array.from([200, 0, 1, 0]);
+    const c = stallCounter(s, { dk: 1, n: 2, rows: 2 });
+    c.add(0, [0.25, 0], [0.5, 0]);
+    c.add(0, [0.5, 0], [1, 0]);      // the same row, the same kind: still one row
+    c.add(1, [1, 0.6], [2, 0.6]);    // in double its entropy rises from τ = 1 to 2: rounding
+    const first = c.counts();
+    expect(first.oneHot).toEqual({ rows: 1, upTo: 1 });
+    expect(first.rounding.rows).toBe(1);
+    expect(first.rounding.from).toBe(1);
+    expect(first.other.rows).toBe(0);
+    expect(c.counts()).toEqual(first);  // counting again adds nothing
   });
 
   it('clamps a query beyond the rows and adds a temperature that is not on the grid', () => {

@@ -2,7 +2,7 @@
 // their labels, a heatmap's (or bars') names thinned to what fits beside its cells, and a plot's
 // width fitted to a narrow screen.
 import { describe, expect, it } from 'vitest';
-import { columnTicks, decades, fitTicks, fitWidth, powerDomain, powersOfTen, rowTicks } from '../../web/plots/style.js';
+import { columnTicks, decades, fitDecades, fitTicks, fitWidth, powerDomain, powersOfTen, rowTicks } from '../../web/plots/style.js';
 
 describe('powerDomain', () => {
   it('encloses the positive values in powers of the base, a power itself being its own end', () => {
@@ -28,6 +28,17 @@ describe('decades and powersOfTen', () => {
     expect(thin.map((v) => Math.round(Math.log10(v)))).toEqual([-35, -30, -25, -20, -15, -10, -5, 0]);
     expect(decades(1e-12, 1e8, 9).map((v) => Math.round(Math.log10(v)))).toEqual([-12, -9, -6, -3, 0, 3, 6]);
     expect(powersOfTen(thin)(1e-35)).toBe('10⁻³⁵');
+    // spans past 20 decades a label: every 50th, 100th … (never more than asked for)
+    expect(decades(1e-300, 1e300, 3).length).toBeLessThanOrEqual(3);
+    expect(decades(1e-4, 1e4).every((v, i) => v === Number(`1e${i - 4}`))).toBe(true);  // exact powers
+    // no power of ten inside, or a range that is not one: no ticks (and no endless loop)
+    expect(decades(0.5, 0.9, 5)).toEqual([]);
+    expect(decades(0, 10)).toEqual([]);
+    expect(decades(1, Infinity)).toEqual([]);
+    expect(decades(10, 1)).toEqual([]);
+    // fitted to a plot's height: one label per 18 px of its frame (the height less 60 px)
+    expect(fitDecades(1e-37, 100, 240).length).toBeLessThanOrEqual(10);
+    expect(fitDecades(1e-12, 1, 300)).toEqual(decades(1e-12, 1));  // 13 decades fit 240 px
   });
   it('label an axis of 1 to 1000 in full, any other as 10 with a superscript exponent, in one style', () => {
     const labels = (ticks) => ticks.map(powersOfTen(ticks));

@@ -81,8 +81,10 @@ export function* breakingSweep(engine, { departure, mu = 0.5, rho = 0.5, df = 5,
     points.push({
       dk, mean: s.mean, meanCI: s.meanCI, variance: s.variance, varianceCI: s.varianceCI, varianceSE: s.varianceSE,
       formulaMean: spec.mean(dk, p), formulaVariance: spec.variance(dk, p),
-      // the half-width of a 95% interval for the variance relative to d_k: with normal entries
-      // (kurtosis of q·k 3 + 6/d_k) and with these entries (3 + (m₄² − 3)/d_k, m₄ their 4th moment)
+      // the half-width of a 95% interval for the variance relative to d_k: measured (1.96 SE; not
+      // half the interval, whose lower end stops at 0), with normal entries (kurtosis of q·k
+      // 3 + 6/d_k) and with these entries (3 + (m₄² − 3)/d_k, m₄ their 4th moment)
+      halfWidth: (1.96 * s.varianceSE) / dk,
       normalHalfWidth: 1.96 * Math.sqrt((2 + 6 / dk) / count),
       tHalfWidth: departure === 'student-t' ? 1.96 * Math.sqrt((2 + (tFourthMoment(df) ** 2 - 3) / dk) / count) : undefined,
     });

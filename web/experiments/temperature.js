@@ -52,7 +52,7 @@ function entropyDouble(s, r, n, c) {
 //   rounding  in double the entropy does rise there: float32 rounding hid the rise; from: the
 //             lowest τ/√d_k such a stall starts at, within: the largest ln n − H (float32) there
 //   other     not even in double
-function stallCounter(s, { dk, n, rows }) {
+export function stallCounter(s, { dk, n, rows }) {
   const kinds = new Uint8Array(rows);  // bits: 1 one-hot, 2 rounding, 4 other
   let upTo = 0, from = Infinity, within = 0;
   // a row that stalls at two steps in a row needs the entropy at their shared τ once

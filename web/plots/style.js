@@ -49,15 +49,20 @@ export function powerDomain(values, base) {
   return [base ** Math.floor(Math.min(...logs)), base ** Math.ceil(Math.max(...logs))];
 }
 
+// 10^e exactly as written (10 ** -4 is 0.00009999999999999999 in JavaScript, '1e-4' is 1e-4)
+export const pow10 = (e) => Number(`1e${e}`);
+
 // The powers of ten inside [lo, hi], the ticks of a log axis: every one, or at most `most` of them,
-// every k-th decade for the first k of 1, 2, 3, 5, 10, 20 that thins them enough (exponents that
-// are multiples of k: 10⁻¹², 10⁻⁹ … 10³, never a mix).
+// every k-th decade for the first k of 1, 2, 3, 5, 10, 20, 50, … that thins them enough (exponents
+// that are multiples of k: 10⁻¹², 10⁻⁹ … 10³, never a mix). None for an empty or non-positive range.
 export function decades(lo, hi, most = Infinity) {
+  if (!(lo > 0 && hi >= lo && Number.isFinite(hi))) return [];
   const [from, to] = [Math.ceil(Math.log10(lo) - 1e-9), Math.floor(Math.log10(hi) + 1e-9)];
   const count = (k) => Math.floor(to / k) - Math.ceil(from / k) + 1;
-  const k = [1, 2, 3, 5, 10, 20].find((step) => count(step) <= most) ?? 50;
+  let k = 1;
+  for (let m = 1; count(k) > Math.max(1, most); m *= 10) k = [1, 2, 3, 5].map((f) => f * m).find((c) => count(c) <= most) ?? 10 * m;
   const out = [];
-  for (let e = Math.ceil(from / k) * k; e <= to; e += k) out.push(10 ** e);
+  for (let e = Math.ceil(from / k) * k; e <= to; e += k) out.push(pow10(e));
   return out;
 }
 
@@ -71,7 +76,7 @@ export const fitDecades = (lo, hi, height) => decades(lo, hi, Math.max(3, Math.f
 export function powersOfTen(ticks) {
   const exponent = (v) => Math.round(Math.log10(v));
   const written = ticks.every((v) => exponent(v) >= 0 && exponent(v) <= 3);
-  return (v) => (written ? String(10 ** exponent(v)) : `10${sup(String(exponent(v)))}`);
+  return (v) => (written ? String(pow10(exponent(v))) : `10${sup(String(exponent(v)))}`);
 }
 
 // Every k-th name (and the first) when all of them would not fit beside their cells or bars: k

@@ -11,7 +11,7 @@
 import * as Plot from '@observablehq/plot';
 import { chart, recentNodes, showMoved } from '../morph.js';
 import { moveMarks } from './move-marks.js';
-import { SERIES_COLORS, fitDecades, plot, powersOfTen } from './style.js';
+import { SERIES_COLORS, fitDecades, plot, pow10, powersOfTen } from './style.js';
 
 // where a point below a log axis's floor is drawn: under the frame, out of sight
 const under = (floor) => floor / 1000;
@@ -30,31 +30,38 @@ export function smooth(values, window) {
 
 // The points of one series as drawn: its trailing mean thinned to at most ~200 points a line (a
 // few per pixel column: long runs cost no more to draw), the last step first (the order Plot's line
-// is given them in); on a log axis only the positive ones, or with a floor every one, those below
-// it under the frame.
+// is given them in); none that is not finite (a diverged run's NaN: the line joins its
+// neighbours); on a log axis only the positive ones, or with a floor every one, those below it
+// under the frame.
 function pointsOf(values, window, yLog, yFloor) {
   const y = smooth(values, window), points = [];
   const every = Math.max(1, Math.ceil(y.length / 200));
   for (let i = y.length - 1; i >= 0; i -= every) {
+    if (!Number.isFinite(y[i])) continue;
     if (yLog && yFloor) points.push({ x: i + 1, y: y[i] >= yFloor ? y[i] : under(yFloor) });
     else if (!yLog || y[i] > 0) points.push({ x: i + 1, y: y[i] });
   }
   return points;
 }
 
-
 // The y axis: the given one, or on a log axis the decades around every point and around yCover
 // ([lo, hi], powers of ten): most runs then share one axis, so a new run's curves are moved onto it
 // in place (showTrainingCurves), and runs are compared on the same decades.
 // (kept: decades drawn before, used instead when every point and yCover fit in them; yFloor: the
-// domain's lowest end, the points under the frame not counted)
-function yAxisOf(lines, { yLabel, yLog, yDomain, yCover, yFloor, height }, kept = null) {
-  const ys = lines.flat().map((p) => p.y).filter((y) => !yFloor || y >= yFloor);
-  if (!yLog || !ys.length) return { label: yLabel, grid: true, domain: yDomain };
+// domain's lowest end, the points under the frame not counted: with all of them there, the axis
+// is yCover's, or the floor's decade)
+export function trainingYAxis(lines, { yLabel, yLog, yDomain, yCover, yFloor = 0, height = 220 }, kept = null) {
+  const ys = lines.flat().map((p) => p.y).filter((y) => y >= yFloor);
   const [lo, hi] = yCover ?? [Infinity, 0];
   const [min, max] = [Math.min(lo, ...ys), Math.max(hi, ...ys)];
-  const domain = kept && kept[0] <= min && max <= kept[1] ? kept
-    : [Math.max(yFloor ?? 0, Math.min(lo, 10 ** Math.floor(Math.log10(min)))), Math.max(hi, 10 ** Math.ceil(Math.log10(max)))];
+  if (!yLog || (!(min <= max) && !yFloor)) return { label: yLabel, grid: true, domain: yDomain };
+  let domain;
+  if (kept && kept[0] >= yFloor && kept[0] <= min && max <= kept[1]) domain = kept;
+  else if (!(min <= max)) domain = [yFloor, 10 * yFloor];  // nothing above the floor, no yCover
+  else {
+    const bottom = Math.max(yFloor, Math.min(lo, pow10(Math.floor(Math.log10(min)))));
+    domain = [bottom, Math.max(hi, pow10(Math.ceil(Math.log10(max))), 10 * bottom)];
+  }
   const ticks = fitDecades(...domain, height);
   return { label: yLabel, grid: true, domain, type: 'log', ticks, tickFormat: powersOfTen(ticks) };
 }
@@ -62,7 +69,7 @@ function yAxisOf(lines, { yLabel, yLog, yDomain, yCover, yFloor, height }, kept 
 // (lines: each series' points, when the caller has them already: showTrainingCurves)
 export function trainingCurvesPlot({ series, yLabel, yLog = false, yDomain, yCover, yFloor, ref, steps, window = 10,
   width = 320, height = 220, ariaLabel, lines = series.map((s) => pointsOf(s.values, window, yLog, yFloor)),
-  y = yAxisOf(lines, { yLabel, yLog, yDomain, yCover, yFloor, height }) }) {
+  y = trainingYAxis(lines, { yLabel, yLog, yDomain, yCover, yFloor, height }) }) {
   const rows = series.flatMap((s, k) => lines[k].map((p) => ({ ...p, series: s.name })));
   const names = series.map((s) => s.name);
   const clip = yLog && yFloor ? { clip: 'frame' } : {};
@@ -91,7 +98,7 @@ const takeBack = recentNodes();
 export function showTrainingCurves(container, { yKeep = false, ...options }) {
   const o = { window: 10, width: 320, height: 220, yLog: false, ...options };
   const lines = o.series.map((s) => pointsOf(s.values, o.window, o.yLog, o.yFloor));
-  const y = yAxisOf(lines, o, yKeep ? drawn.get(container)?.scales.y.domain : null);
+  const y = trainingYAxis(lines, o, yKeep ? drawn.get(container)?.scales.y.domain : null);
   const { series, ...rest } = o;
   showMoved(container, drawn, {
     width: o.width,

@@ -128,7 +128,7 @@ export function mount(figure, { run }) {
         right.title.textContent = 'Half-width of the 95% interval, relative to dₖ';
         const lines = [{ name: 'normal entries: 1.96·√((2 + 6/dₖ)/n)', points: pts.map((p) => ({ x: p.dk, y: p.normalHalfWidth })) }];
         if (Number.isFinite(pts[0].tHalfWidth)) lines.push({ name: `Student-t ν = ${values.df}: 1.96·√((2 + (m₄² − 3)/dₖ)/n)`, points: pts.map((p) => ({ x: p.dk, y: p.tHalfWidth })) });
-        const widths = pts.map((p) => (p.varianceCI[1] - p.varianceCI[0]) / 2 / p.dk);
+        const widths = pts.map((p) => p.halfWidth);
         // the y axis ends on the powers of ten around the values: another seed's values (the
         // widths at small d_k scatter by half their size) then share it, and their marks move in place
         const ys = [...widths, ...lines.flatMap((l) => l.points.map((p) => p.y))];
@@ -169,7 +169,7 @@ export function mount(figure, { run }) {
         mean: `a mean μ = ${num(values.mu)}`, rho: `a correlation ρ = ${num(values.rho)}`,
         'student-t': `Student-t entries with ν = ${values.df}`, layernorm: 'LayerNorm’d vectors',
       }[departure];
-      const widthRatio = pts.reduce((s, p) => s + (p.varianceCI[1] - p.varianceCI[0]) / 2 / p.dk / p.normalHalfWidth, 0) / pts.length;
+      const widthRatio = pts.reduce((s, p) => s + p.halfWidth / p.normalHalfWidth, 0) / pts.length;
       const verdict = departure === 'student-t'
         ? `the line dₖ lies inside the 95% interval at ${covered} of ${pts.length} values of dₖ, and the intervals are on average ` +
           `${fmt(widthRatio, 3)} times as wide as normal entries would give. `
