@@ -39,7 +39,8 @@ export function theoryPlot({ measured = [], lines = [], hrules = [], vrules = []
   for (const m of measured) {
     const bars = m.points.filter(hasBar);
     marks.push(
-      Plot.ruleX(bars, { x: 'x', y1: 'lo', y2: 'hi', stroke: () => m.name, strokeWidth: 2 }),
+      // (clipped: an interval that reaches far below its point, toward 0 on a log axis, leaves the frame)
+      Plot.ruleX(bars, { x: 'x', y1: 'lo', y2: 'hi', stroke: () => m.name, strokeWidth: 2, clip: true }),
       Plot.dot(m.points, { x: 'x', y: 'y', fill: () => m.name, r: 3.5, stroke: 'var(--panel, white)', strokeWidth: 1 }),
     );
   }
@@ -95,7 +96,8 @@ function moveTheory(svg, { x, y }, { measured = [], lines = [], hrules = [], vru
     const paths = lineGs[i].getElementsByTagName('path');
     if (paths.length === 1) move.line(paths[0], l.points); else move.ok = false;
   });
-  const barGs = ruleGs.slice(hrules.length + vrules.length);
+  // (the interval bars are clipped too: their rules sit in the clip's <g>)
+  const barGs = ruleGs.slice(hrules.length + vrules.length).map((g) => (g.hasAttribute('clip-path') ? g.firstElementChild : g));
   barred.forEach((m, i) => move.rules(barGs[i], m.points.filter(hasBar)));
   measured.forEach((m, i) => move.dots(dotGs[i], m.points));
   if (!move.apply()) return false;

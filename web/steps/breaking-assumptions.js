@@ -119,7 +119,9 @@ export function mount(figure, { run }) {
       showTheory(left.plot, {
         measured: [leftMeasured], lines: leftLines,
         xLabel: 'dₖ', yLabel: 'Var(q·k)', xLog: true, xBase: 2, yLog: true, yBase: 2, xTicks: dks, height: 300,
-        yDomain: powerDomain([...leftMeasured.points.flatMap((p) => [p.lo, p.hi]), ...leftLines.flatMap((l) => l.points.flatMap((p) => [p.y / 3, p.y * 1.25]))], 2),
+        // (an interval's lower end counts down to two octaves under its point: one that reaches
+        // toward 0, as heavy tails' do, leaves the frame rather than stretch the axis to 2⁻¹⁰)
+        yDomain: powerDomain([...leftMeasured.points.flatMap((p) => [Math.max(p.lo, p.y / 4), p.hi]), ...leftLines.flatMap((l) => l.points.flatMap((p) => [p.y / 3, p.y * 1.25]))], 2),
         ariaLabel: `Measured Var(q·k) against dₖ with the line dₖ and the formula ${d.formula}`,
       });
 
