@@ -18,7 +18,8 @@ float dot(Vec<const float> a, Vec<const float> b) {
   const std::size_t n = a.size;
   B acc(0.f);
   std::size_t i = 0;
-  for (; i + W <= n; i += W) acc = xsimd::fma(B::load_unaligned(a.data + i), B::load_unaligned(b.data + i), acc);
+  // a multiply, then an add, as in the products (kernels_simd_products.cpp): no fused rounding
+  for (; i + W <= n; i += W) acc = acc + B::load_unaligned(a.data + i) * B::load_unaligned(b.data + i);
   float s = xsimd::hadd(acc);
   for (; i < n; ++i) s += a[i] * b[i];
   return s;

@@ -61,27 +61,26 @@ Moments moments_of(Vec<const float> x) {
 }
 
 namespace {
+constexpr double z95 = 1.959963984540054;  // Φ⁻¹(0.975): every interval here is a 95% one
 // v, or `floor` where v is below it; NaN (no interval) stays NaN, as std::max(floor, v) would not
 double at_least(double floor, double v) { return v < floor ? floor : v; }
 }  // namespace
 
 Summary summarize(const Moments& m) {
-  constexpr double z = 1.959963984540054;  // Φ⁻¹(0.975)
   const double n = m.n, s2 = m.variance(), nan = std::numeric_limits<double>::quiet_NaN();
   // no interval from too few values (NaN, as tails_of gives): the mean's needs two, the
   // variance's standard error four (it divides by n − 3)
-  const double mean_half = n > 1 ? z * std::sqrt(s2 / n) : nan;
+  const double mean_half = n > 1 ? z95 * std::sqrt(s2 / n) : nan;
   double se = nan;
   if (n > 3) {
     const double mu4 = m.m4 / n;
     se = std::sqrt(std::max(0.0, (mu4 - (n - 3) / (n - 1) * s2 * s2) / n));
   }
   // a variance's interval ends at 0 below: a tiny or skewed sample's normal one reached under it
-  return {n, m.mean, s2, m.mean - mean_half, m.mean + mean_half, at_least(0, s2 - z * se), s2 + z * se, se};
+  return {n, m.mean, s2, m.mean - mean_half, m.mean + mean_half, at_least(0, s2 - z95 * se), s2 + z95 * se, se};
 }
 
 Tails tails_of(Vec<const float> x, const Moments& m) {
-  constexpr double z = 1.959963984540054;  // Φ⁻¹(0.975)
   const double n = m.n, mean = m.mean, nan = std::numeric_limits<double>::quiet_NaN();
   // central moments over n, and E[x⁴] = μ₄ + 4x̄μ₃ + 6x̄²μ₂ + x̄⁴ from them (no pass of its own;
   // the terms cannot cancel much, as E[x⁴] >= the sum of the two outer ones)
@@ -107,6 +106,7 @@ Tails tails_of(Vec<const float> x, const Moments& m) {
     t4 += tt * tt;
     w2 += w * w;
   }
+  // (Σz is 0 up to rounding: moments_of's mean is corrected for it; the exact form keeps it)
   const double k = t2 / n, g = z3 / n;  // NaN for a constant sample (0/0)
   const double su = t2 - 2 * k * t1 - 4 * g * z1,
                suu = t4 - 4 * k * t3 + 4 * k * k * t2 - 8 * g * z5 + 16 * k * g * z3 + 16 * g * g * t1;
@@ -114,7 +114,7 @@ Tails tails_of(Vec<const float> x, const Moments& m) {
   const double se_4 = n > 1 ? r4 * std::sqrt(w2 / (n - 1) / n) : nan;
   // an interval's ends inside what the statistic can take: E[x⁴] ≥ 0 and κ ≥ 1 (m₄ ≥ m₂²)
   // (a two-valued sample has κ = 1, and κ̂ can round to just below it: the floor is then κ̂ itself)
-  return {r4, at_least(0, r4 - z * se_4), r4 + z * se_4, k, at_least(std::min(1.0, k), k - z * se_k), k + z * se_k, se_k};
+  return {r4, at_least(0, r4 - z95 * se_4), r4 + z95 * se_4, k, at_least(std::min(1.0, k), k - z95 * se_k), k + z95 * se_k, se_k};
 }
 
 double median_of(Vec<const float> x, Vec<float> scratch) {

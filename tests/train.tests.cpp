@@ -65,6 +65,24 @@ Trainer trained_with_sgd(std::size_t dk, double lr, std::size_t steps) {
   return t;
 }
 
+// Trains `steps` steps of c one at a time; before each, the run's parameters w (of scaling s) and the
+// gradient g the step will take, from the trainer's own batch; after it, check(step, w, g, the
+// parameters now): an optimizer's update replayed outside the trainer.
+template <class Check>
+void replay_steps(const TrainConfig& c, Scaling s, std::size_t steps, Check check) {
+  Trainer t(c);
+  std::vector<float> g(t.params(s).size());
+  Batch<float> batch;
+  Workspace<float> ws;
+  for (std::size_t step = 0; step < steps; ++step) {
+    const std::vector<float> w = t.params(s);
+    make_batch(batch, c.shape, c.query_noise, c.seed, step);
+    forward_backward(c.shape, s, w.data(), batch, g.data(), ws);
+    t.step(1);
+    check(step, w, g, t.params(s));
+  }
+}
+
 bool same_curves(const Curves& a, const Curves& b) {
   return a.loss == b.loss && a.accuracy == b.accuracy && a.entropy == b.entropy &&
          a.grad_norm == b.grad_norm && a.scale == b.scale;
@@ -79,54 +97,39 @@ TEST_CASE("an Adam step is Kingma and Ba's: bias-corrected moments, and eps outs
   // eps inside it; three steps tell the bias correction (1 − β1ᵗ = 0.1, 0.19, 0.271) from none.
   TrainConfig c = claim_config(16);
   c.eps = 1e-3;
-  Trainer t(c);
-  const Scaling s = Scaling::inv_sqrt_dk;
-  const std::size_t n = t.params(s).size();
-  std::vector<double> m(n, 0), v(n, 0);
-  std::vector<float> g(n);
-  Batch<float> batch;
-  Workspace<float> ws;
+  std::vector<double> m, v;
   double b1t = 1, b2t = 1;
-  for (std::size_t step = 0; step < 3; ++step) {
-    const std::vector<float> w = t.params(s);
-    make_batch(batch, c.shape, c.query_noise, c.seed, step);
-    forward_backward(c.shape, s, w.data(), batch, g.data(), ws);
+  replay_steps(c, Scaling::inv_sqrt_dk, 3, [&](std::size_t step, const std::vector<float>& w,
+                                                const std::vector<float>& g, const std::vector<float>& now) {
+    m.resize(w.size());
+    v.resize(w.size());
     b1t *= c.beta1;
     b2t *= c.beta2;
-    t.step(1);
-    for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t i = 0; i < w.size(); ++i) {
       m[i] = c.beta1 * m[i] + (1 - c.beta1) * g[i];
       v[i] = c.beta2 * v[i] + (1 - c.beta2) * double(g[i]) * g[i];
       const double want = w[i] - c.lr * (m[i] / (1 - b1t)) / (std::sqrt(v[i] / (1 - b2t)) + c.eps);
       INFO("step " << step << " parameter " << i << " gradient " << g[i]);
-      REQUIRE(std::abs(t.params(s)[i] - want) <= 1e-4 * c.lr + 4 * test::kU * std::abs(want));
+      REQUIRE(std::abs(now[i] - want) <= 1e-4 * c.lr + 4 * test::kU * std::abs(want));
     }
-  }
+  });
 }
 
 TEST_CASE("an SGD step with momentum is PyTorch's: m = mu m + g, w = w - lr m", "[train][eq:training-ablation]") {
   TrainConfig c = claim_config(16);
   c.optimizer = Optimizer::sgd;
   c.lr = 0.1;
-  Trainer t(c);
-  const Scaling s = Scaling::none;
-  const std::size_t n = t.params(s).size();
-  std::vector<double> m(n, 0);
-  std::vector<float> g(n);
-  Batch<float> batch;
-  Workspace<float> ws;
-  for (std::size_t step = 0; step < 3; ++step) {
-    const std::vector<float> w = t.params(s);
-    make_batch(batch, c.shape, c.query_noise, c.seed, step);
-    forward_backward(c.shape, s, w.data(), batch, g.data(), ws);
-    t.step(1);
-    for (std::size_t i = 0; i < n; ++i) {
+  std::vector<double> m;
+  replay_steps(c, Scaling::none, 3, [&](std::size_t step, const std::vector<float>& w,
+                                        const std::vector<float>& g, const std::vector<float>& now) {
+    m.resize(w.size());
+    for (std::size_t i = 0; i < w.size(); ++i) {
       m[i] = c.momentum * m[i] + g[i];
       const double want = w[i] - c.lr * m[i];
       INFO("step " << step << " parameter " << i);
-      REQUIRE(std::abs(t.params(s)[i] - want) <= 1e-5 * c.lr * (1 + std::abs(m[i])) + 4 * test::kU * std::abs(want));
+      REQUIRE(std::abs(now[i] - want) <= 1e-5 * c.lr * (1 + std::abs(m[i])) + 4 * test::kU * std::abs(want));
     }
-  }
+  });
 }
 
 TEST_CASE("a batch asks for the value stored under the query's key",

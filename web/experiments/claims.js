@@ -4,6 +4,7 @@
 // See chunks.js for the generator contract.
 import { sampleDots } from './chunks.js';
 import { exerciseTemperature } from './exercises.js';
+import { softmaxDouble } from './reference.js';
 import { softmaxSpreadOdds } from './softmax-saturation.js';
 
 // RNG streams for the draws that are not q·k pairs (pairs use streams 0 … count − 1).
@@ -36,14 +37,6 @@ function columnNorms(jac, n) {
     for (let i = 0; i < n; i++) s += jac[i * n + j] ** 2;
     return Math.sqrt(s);
   });
-}
-
-// Softmax in double, for the precision claim's reference.
-function softmaxDouble(x) {
-  const m = Math.max(...x);
-  const e = Array.from(x, (v) => Math.exp(v - m));
-  const s = e.reduce((a, b) => a + b, 0);
-  return e.map((v) => v / s);
 }
 
 export function* claimsCheck(engine, { seed, pairs, claims }) {

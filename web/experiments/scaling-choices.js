@@ -1,5 +1,6 @@
 // (eq:scaling-choices) experiments: no scale, 1/√d_k and 1/d_k on the same draws. The d_k
 // curves come from softmaxSweep (softmax-saturation.js); see chunks.js for the contract.
+import { softmaxDouble } from './reference.js';
 import { SCALES, rowScores, softmaxSweep } from './softmax-saturation.js';
 import { logSlope } from './vanishing-gradients.js';
 
@@ -14,14 +15,6 @@ export function* scalingChoicesSweep(engine, { n, rows, seed }) {
 }
 
 const FLT_MIN_NORMAL = 2 ** -126;
-
-// softmax in double from float32 logits: the reference for the engine's float32 softmax.
-function softmaxDouble(s) {
-  const m = Math.max(...s);
-  const e = Array.from(s, (v) => Math.exp(v - m));
-  const z = e.reduce((a, b) => a + b, 0);
-  return e.map((v) => v / z);
-}
 
 // (eq:scaling-choices) One query, the three scales: its weights, and how accurate float32 softmax
 // is on each set of logits against a double reference. Besides the relative error of the weights,

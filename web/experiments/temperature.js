@@ -1,5 +1,6 @@
 // (eq:temperature) experiments: softmax(s/τ) for one set of draws and a grid of temperatures.
 // See chunks.js for the generator contract.
+import { softmaxEntropyDouble } from './reference.js';
 import { rowDraws } from './softmax-saturation.js';
 
 // τ/√d_k from 1/4 to 4 in quarter octaves: the curves' grid. The slider takes every other value.
@@ -35,16 +36,6 @@ function logits(s, tau, dk) {
 // grid (every stop of the page's slider) reuses them, and the run is the shown row's softmaxes.
 let cachedGrid = null;  // { scores (drawScores' kept array, so the same draws), grid, stats }
 
-// The entropy of softmax(c·s) for row r of the scores, in double: the reference that tells a
-// stall of the float32 entropy that rounding makes from one in the numbers themselves.
-function entropyDouble(s, r, n, c) {
-  const x = Array.from(s.subarray(r * n, (r + 1) * n), (v) => v * c);
-  const m = Math.max(...x);
-  const e = x.map((v) => Math.exp(v - m));
-  const z = e.reduce((a, b) => a + b, 0);
-  return Math.log(z) - e.reduce((a, v, j) => a + v * (x[j] - m), 0) / z;
-}
-
 // Why rows' float32 entropy fails to rise over a step of the grid, counted by rows (a row counts
 // once per kind of stall it has):
 //   oneHot    exactly one-hot in float32 (entropy 0) at the step's lower τ; upTo: the highest τ/√d_k
@@ -57,9 +48,12 @@ export function stallCounter(s, { dk, n, rows }) {
   let upTo = 0, from = Infinity, within = 0;
   // a row that stalls at two steps in a row needs the entropy at their shared τ once
   const memo = new Map();
+  // (the entropy of softmax(s_r/τ) in double: the reference that tells a stall of the float32
+  // entropy that rounding makes from one in the numbers themselves)
   const hDouble = (r, t) => {
     const key = `${r} ${t}`;
-    if (!memo.has(key)) memo.set(key, entropyDouble(s, r, n, 1 / (t * Math.sqrt(dk))));
+    const c = 1 / (t * Math.sqrt(dk));
+    if (!memo.has(key)) memo.set(key, softmaxEntropyDouble(Array.from(s.subarray(r * n, (r + 1) * n), (v) => v * c)));
     return memo.get(key);
   };
   return {

@@ -12,6 +12,10 @@ import { setIf } from '../morph.js';
 // a point drawn with an interval bar
 export const hasBar = (p) => p.lo !== undefined && p.hi !== undefined;
 
+// The <g> that holds a mark's elements, given the mark's <g aria-label>: a clipped mark is Plot's
+// <g aria-label clip-path> around the mark's own <g>.
+export const markGroup = (g) => (g?.hasAttribute('clip-path') ? g.firstElementChild : g);
+
 const finite = (cs) => cs.every((c) => c.every(Number.isFinite));
 
 // Prepares the moves of one redraw and applies them only if every one can be made.

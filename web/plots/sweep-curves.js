@@ -12,7 +12,7 @@
 import * as Plot from '@observablehq/plot';
 import { chart, recentNodes, showMoved } from '../morph.js';
 import { coordinate, translationOf } from './bake-translations.js';
-import { hasBar, moveMarks } from './move-marks.js';
+import { hasBar, markGroup, moveMarks } from './move-marks.js';
 import { SERIES_COLORS, fitDecades, plot, powersOfTen } from './style.js';
 
 // Labels drawn over the curves keep a rim of the figure's background, in either theme.
@@ -100,8 +100,7 @@ function moveCurves(svg, { x, y }, series) {
   const points = series.flatMap((s) => s.points);
   const bars = points.filter(hasBar);
   if (!outer || outerLines?.getAttribute('aria-label') !== 'line' || (bars.length && outerRules?.getAttribute('aria-label') !== 'rule')) return false;
-  // a clipped mark is Plot's <g aria-label clip-path> around the mark's own <g>
-  const [dots, lines, rules] = [outer, outerLines, outerRules].map((g) => (g?.hasAttribute('clip-path') ? g.firstElementChild : g));
+  const [dots, lines, rules] = [outer, outerLines, outerRules].map(markGroup);
   if (lines?.childElementCount !== series.length) return false;
   const move = moveMarks(x, y);
   move.dots(dots, points);

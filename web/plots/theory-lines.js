@@ -7,7 +7,7 @@
 //   order:    [name, …]                                  the legend's order and colours, if not that
 import * as Plot from '@observablehq/plot';
 import { chart, recentNodes, showMoved } from '../morph.js';
-import { hasBar, moveMarks } from './move-marks.js';
+import { hasBar, markGroup, moveMarks } from './move-marks.js';
 import { SERIES_COLORS, fitTicks, plot } from './style.js';
 import { fitWidth } from './room.js';
 
@@ -96,8 +96,7 @@ function moveTheory(svg, { x, y }, { measured = [], lines = [], hrules = [], vru
     const paths = lineGs[i].getElementsByTagName('path');
     if (paths.length === 1) move.line(paths[0], l.points); else move.ok = false;
   });
-  // (the interval bars are clipped too: their rules sit in the clip's <g>)
-  const barGs = ruleGs.slice(hrules.length + vrules.length).map((g) => (g.hasAttribute('clip-path') ? g.firstElementChild : g));
+  const barGs = ruleGs.slice(hrules.length + vrules.length).map(markGroup);  // the bars are clipped
   barred.forEach((m, i) => move.rules(barGs[i], m.points.filter(hasBar)));
   measured.forEach((m, i) => move.dots(dotGs[i], m.points));
   if (!move.apply()) return false;

@@ -10,7 +10,7 @@
 //                                them (a run streaming its chunks: its first ones then move in place)
 import * as Plot from '@observablehq/plot';
 import { chart, recentNodes, showMoved } from '../morph.js';
-import { moveMarks } from './move-marks.js';
+import { markGroup, moveMarks } from './move-marks.js';
 import { SERIES_COLORS, fitDecades, plot, pow10, powersOfTen } from './style.js';
 
 // where a point below a log axis's floor is drawn: under the frame, out of sight
@@ -104,9 +104,7 @@ export function showTrainingCurves(container, { yKeep = false, ...options }) {
     width: o.width,
     layout: JSON.stringify({ ...rest, names: series.map((s) => s.name), y: y.domain }),
     move: (node, { x, y }) => {
-      // (a clipped line: Plot's <g aria-label clip-path> around the mark's own <g>)
-      const g = chart(node)?.querySelector('g[aria-label="line"]');
-      const paths = (g?.hasAttribute('clip-path') ? g.firstElementChild : g)?.children ?? [];
+      const paths = markGroup(chart(node)?.querySelector('g[aria-label="line"]'))?.children ?? [];
       if (paths.length !== lines.length) return false;
       const move = moveMarks(x, y);
       lines.forEach((points, k) => move.line(paths[k], points));
