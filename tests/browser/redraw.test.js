@@ -115,16 +115,23 @@ describe('redraws keep their nodes', () => {
     });
   }
 
-  it('initialization: another initialisation moves the measured point on the formulas\' plot, which stays', async () => {
+  it('initialization: another initialisation moves the measured point on the formulas\' plot, which stays, and patches the numbers of the formula after its rule', async () => {
     const { page, errors, close } = await h.open('?step=initialization');
     await waitForUpdates(page, 'initialization', 1);
     const theory = () => page.evaluateHandle(() => [document.querySelector('#initialization svg[aria-label^="Var(q·k/√dₖ) against d_model"]')]);
-    const first = await theory();
+    // the rule's formula takes each initialisation's shape; the one after it (σ_q², Var) keeps its shape
+    const implied = () => page.evaluateHandle(() => [...document.querySelectorAll('#initialization .live-formula:not(.weight-rule) .katex *')]);
+    const impliedText = () => page.$eval('#initialization .live-formula:not(.weight-rule) .katex-html', (e) => e.textContent);
+    const first = await theory(), firstImplied = await implied();
+    let text = await impliedText();
     for (const init of ['lecun-normal', 'he-normal', 'glorot-packed']) {
       const before = await page.$eval('#initialization figure.live', (f) => Number(f.dataset.updates));
       await page.locator('#initialization [data-param="init"]').selectOption(init);
       await waitForUpdates(page, 'initialization', before + 1);
       expect(await sameNodes(page, first, await theory())).toBe(true);
+      expect(await sameNodes(page, firstImplied, await implied()), init).toBe(true);
+      expect(await impliedText(), init).not.toBe(text);
+      text = await impliedText();
     }
     expect(errors).toEqual([]);
     await close();
