@@ -3,7 +3,8 @@
 // change to the page; bench/interaction.mjs measures one build).
 //   node bench/interaction-ab.mjs <dist A> <dist B> [step …] [--rounds=3]
 // Build each with e.g. `npx vite build --outDir /tmp/dist-a --emptyOutDir` (after
-// `bash tools/build.sh --wasm-only`). Training-ablation's controls (whole training runs) are left out.
+// `bash tools/build.sh --wasm-only`). Training-ablation's controls (whole training runs) are left out
+// unless named; a control that starts a streamed run is timed to its first chunk (its answer).
 import { resolve } from 'node:path';
 import { preview } from 'vite';
 import { chromium } from 'playwright-core';
@@ -21,7 +22,7 @@ const url = (k, q = '') => servers[k].resolvedUrls.local[0] + q;
 
 await pages[0].goto(url(0));
 const steps = (await pages[0].$$eval('main section[id]', (ss) => ss.filter((s) => s.querySelector('figure.live')).map((s) => s.id)))
-  .filter((s) => s !== 'training-ablation' && (!only.length || only.includes(s)));
+  .filter((s) => (only.length ? only.includes(s) : s !== 'training-ablation'));
 const medians = [[], []];
 console.log(`input → redraw (ms), medians of ${rounds}: A = ${A}, B = ${B}`);
 for (const id of steps) {
@@ -34,7 +35,7 @@ for (const id of steps) {
     for (let r = 0; r < rounds; r++)
       for (const k of (r % 2 ? [1, 0] : [0, 1])) t[k].push(await timeChange(pages[k], id, name, r, initial[k]));
     for (const [k, p] of pages.entries()) await restoreControl(p, id, name, initial[k]);
-    const m = t.map((x) => quantile(x.map((y) => y[0]), 0.5));
+    const m = t.map((x) => quantile(x.map((y) => (Number.isNaN(y[5]) ? y[0] : y[5])), 0.5));
     medians[0].push(m[0]); medians[1].push(m[1]);
     console.log(`  ${id.padEnd(22)} ${name.padEnd(12)} A ${m[0].toFixed(1).padStart(7)}  B ${m[1].toFixed(1).padStart(7)}`);
   }

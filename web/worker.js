@@ -70,11 +70,21 @@ async function loop() {
       if (active.get(channel) !== run) continue;  // superseded meanwhile
       step(engine, channel, run);
       await tick();
+      const pause = resumeAt - performance.now();
+      if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
   looping = false;
 }
 
+// After a streamed run's first chunk (a training run's first two steps, ~1 ms) the worker rests
+// for STREAM_PAUSE ms, all channels alike: the page's main thread is drawing the frame of the
+// reader's input and then that chunk, and on two cores its raster threads need the core the
+// training would take. Medians of the first chunk's time to the screen, 6 changes a control,
+// A/B (docs/PERFORMANCE-LOG.md): init 17.4, 16.1 → 13.0, 11.7 ms; optimizer 19.7, 17.3 → 13.4,
+// 13.2; d_k level. A run of 0.15–2 s ends those 12 ms later.
+export const STREAM_PAUSE = 12;
+let resumeAt = 0;
 // Advances one run by one chunk; finishes, fails or reports progress.
 function step(engine, channel, run) {
   try {
@@ -94,6 +104,7 @@ function step(engine, channel, run) {
       postMessage({ id: run.id, result: s.value, ms: run.ms });
     } else {
       postMessage({ id: run.id, progress: s.value.progress, partial: s.value.partial });
+      if (s.value.partial && !run.streamed) { run.streamed = true; resumeAt = performance.now() + STREAM_PAUSE; }
     }
   } catch (err) {
     active.delete(channel);

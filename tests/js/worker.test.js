@@ -5,11 +5,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 
 const sent = [];
-let answered = () => {};
+let answered = () => {}, STREAM_PAUSE;
 beforeAll(async () => {
   globalThis.self = globalThis;
   globalThis.postMessage = (m) => { sent.push({ ...m, at: performance.now() }); answered(); };
-  await import('../../web/worker.js');
+  ({ STREAM_PAUSE } = await import('../../web/worker.js'));
   await new Promise((resolve) => { answered = () => sent.some((m) => 'ready' in m) && resolve(); answered(); });
 });
 
@@ -34,5 +34,21 @@ describe('web/worker.js', () => {
     expect(histogram.ms).toBeGreaterThan(0);
     expect(sweep.ms + histogram.ms).toBeLessThanOrEqual(wall);
     expect(histogram.result.count).toBe(20000);
+  });
+
+  it('rests every channel for STREAM_PAUSE ms after a streamed run\'s first chunk, so the page can draw it', async () => {
+    const config = { dk: 16, seqLen: 8, optimizer: 'sgd', lr: 0.1, seed: 1, init: 'xavier-uniform' };
+    request({ id: 3, channel: 'sweep', name: 'dotVarianceSweep', params: { seed: 4 } });
+    request({ id: 4, channel: 'training', name: 'trainingRun', params: { config, from: 0, to: 40 } });
+    await until([3, 4]);
+    const first = sent.findIndex((m) => m.id === 4 && m.partial);
+    expect(first).toBeGreaterThan(-1);
+    const next = sent[first + 1];  // the next message of either run: after the rest (a timer's ms may round down)
+    expect(next.at - sent[first].at).toBeGreaterThanOrEqual(STREAM_PAUSE - 1);
+    // one rest per run: the later chunks follow each other at once
+    const later = sent.filter((m, i) => i > first && m.id === 4 && m.partial);
+    expect(later.length).toBeGreaterThan(2);
+    const gaps = later.slice(1).map((m, i) => m.at - later[i].at);
+    expect(Math.min(...gaps)).toBeLessThan(STREAM_PAUSE - 1);
   });
 });
