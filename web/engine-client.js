@@ -121,9 +121,12 @@ export function connectEngine({ start = startWorker, onRestart, local: loadLocal
   return {
     ready,
     // worker: true keeps a light run in the worker too, where it overlaps the page's own run of
-    // another request made with it (dot-variance's sweep beside its histograms)
-    run: (name, params, { channel = name, onProgress, onTiming, worker: inWorker = false } = {}) => {
-      const key = sizes(name, params);  // (one JSON of the parameters a request)
+    // another request made with it (dot-variance's sweep beside its histograms).
+    // sizes: the parameters the run's cost depends on, when the caller knows them better than
+    // "all but the seed and query" (initialization's rule changes the weights, not the work: a
+    // rule never chosen is then light at once, with no round trip behind the input's frame)
+    run: (name, params, { channel = name, onProgress, onTiming, worker: inWorker = false, sizes: given } = {}) => {
+      const key = given ? `${name} ${JSON.stringify(given)}` : sizes(name, params);  // (one JSON a request)
       return !inWorker && local && !down && costs.get(key) < LIGHT_MS && local.experiments[name]
         ? runLocal(channel, name, params, onTiming, key)
         : post(channel, name, params, { onProgress, onTiming }, key);

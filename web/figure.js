@@ -129,7 +129,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
       if (pending.has(ch)) pending.get(ch).dropped = true;
       pending.set(ch, request);
       const settle = () => { if (pending.get(ch) === request) pending.delete(ch); };
-      return client.run(name, params, { onProgress: opts.onProgress, worker: opts.worker, channel: ch,
+      return client.run(name, params, { onProgress: opts.onProgress, worker: opts.worker, sizes: opts.sizes, channel: ch,
         onTiming: (ms) => {
           if (request.dropped) return;
           resolvedAt = performance.now();

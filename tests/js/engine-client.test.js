@@ -131,6 +131,20 @@ describe('engine-client with a page engine', () => {
     expect((await c.run('ok', { n: 32, seed: 1, query: 7 })).worker).toBe(0);  // n is a size
   });
 
+  it('sizes given by the caller decide what counts as the same work: another rule at the same sizes is light at once', async () => {
+    FakeWorker.made = [];
+    const calls = [];
+    const c = connectEngine(withPageEngine(calls));
+    await loaded(c);
+    const sizes = { dmodel: 512, dk: 64 };
+    expect((await c.run('ok', { init: 'glorot-uniform', dmodel: 512, dk: 64 }, { sizes })).worker).toBe(0);
+    expect(await c.run('ok', { init: 'he-normal', dmodel: 512, dk: 64 }, { sizes })).toMatchObject({ page: true });
+    expect(calls).toEqual([{ init: 'he-normal', dmodel: 512, dk: 64 }]);
+    expect((await c.run('ok', { init: 'he-normal', dmodel: 1024, dk: 64 }, { sizes: { dmodel: 1024, dk: 64 } })).worker).toBe(0);
+    // without them every parameter but the seed and query is a size
+    expect((await c.run('ok', { init: 'lecun-normal', dmodel: 512, dk: 64 })).worker).toBe(0);
+  });
+
   it('a light request asked for in the worker stays there, to overlap a run on the page', async () => {
     FakeWorker.made = [];
     const calls = [];

@@ -66,7 +66,8 @@ export function mount(figure, { run }) {
 
   return {
     async update({ init, sigma, dmodel, dk, seed }) {
-      const r = await run('initVariance', initRequest({ init, sigma, dmodel, dk, seed }), { onProgress: figure.progress });
+      // the cost is the projections': d_model and d_k decide it, the rule and σ do not
+      const r = await run('initVariance', initRequest({ init, sigma, dmodel, dk, seed }), { onProgress: figure.progress, sizes: { dmodel, dk } });
       if (!r) return;
       const f = r.formula;
 
