@@ -8,7 +8,9 @@ import { bakeTranslations } from './bake-translations.js';
 
 export { fitWidth };
 
-export const SERIES_COLORS = ['#0072b2', '#d55e00', '#009e73', '#cc79a7', '#e69f00', '#56b4e9'];
+// The series' colours as the page's CSS variables (style.css: Okabe–Ito, the blue lighter in the
+// dark theme); SVG presentation attributes and inline styles resolve var() like any CSS value.
+export const SERIES_COLORS = [0, 1, 2, 3, 4, 5].map((i) => `var(--series-${i})`);
 
 // Plot.plot with the page's finishing touches:
 // - one fixed class name, whose rules live once in plot.css. Plot otherwise puts a <style> in

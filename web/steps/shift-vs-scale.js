@@ -70,7 +70,8 @@ export function mount(figure, { run }) {
         measured: naive.filter((l) => l.own === 1).map(({ name, points }) => ({ name, points: points.slice(0, 1) })),
         hrules: [{ y: t.lnFltMax, label: 'ln FLT_MAX' }],
         vrules: [{ x: offset, label: `c = ${offset}` }],
-        xLabel: 'largest logit c', yLabel: 'log of the denominator', xDomain: [0, 200], yDomain: [0, 210],
+        // (the axis starts a little under 0: the stable line, between 0 and ln 8, lay on the x-axis)
+        xLabel: 'largest logit c', yLabel: 'log of the denominator', xDomain: [0, 200], yDomain: [-12, 210],
         ariaLabel: 'The logarithm of the naive and the stable softmax denominators against the largest logit c, with the level ln FLT_MAX',
       });
       show(sweepData, dataTable('Data: where the naive softmax fails along c', ['c from', 'to', 'naive softmax', 'ln Σ eˣ from', 'to'],
