@@ -9,8 +9,9 @@
 //
 // local: a loader of the page's own engine (local-engine.js), or null. Once it is loaded (after
 // the worker's engine started), a request whose last run at the same sizes (the same parameters
-// but the seed and the query shown, which picks one row of the same work) took under LIGHT_MS is
-// computed on the spot, in the task that made it: it
+// but the seed and the query shown, which picks one row of the same work; or the parameters the
+// caller names as its cost's, run's `sizes`) took under LIGHT_MS is computed on the spot, in the
+// task that made it: it
 // resolves before the browser renders the reader's input, with no round trip. The run in flight
 // on its channel, if any, is cancelled. Sizes never measured go to the worker first: the main
 // thread never meets a heavy run it did not expect (a slider moved to 10⁵ rows, say).

@@ -17,10 +17,10 @@ export function el(tag, className, text) {
 }
 
 // An element holding a live formula.
-export function liveFormula(className = 'live-formula') {
+export function liveFormula(className = 'live-formula', name = 'formula, with the figure’s numbers') {
   const div = document.createElement('div');
   div.className = className;
-  return scrollsSideways(div, () => 'formula, with the figure’s numbers');
+  return scrollsSideways(div, () => name);
 }
 
 // A titled panel with a plot slot and a readout table.

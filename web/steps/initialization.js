@@ -42,7 +42,7 @@ function weightTex(init, d, dk, sigma) {
     case 'glorot-packed': return glorot(3 * d, String.raw`3d_\text{model}`);
     case 'lecun-normal': return String.raw`\sigma_W^{2}=\frac{1}{d_\text{model}}=\frac{1}{${d}}`;
     case 'he-normal': return String.raw`\sigma_W^{2}=\frac{2}{d_\text{model}}=\frac{2}{${d}}`;
-    default: return String.raw`\sigma_W^{2}=\sigma^{2}=${sigma}^2`;
+    default: return String.raw`\sigma_W^{2}=\sigma^{2}=${sigma}^{2}`;
   }
 }
 
@@ -50,8 +50,7 @@ const D_AXIS = [32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 
 
 
 export function mount(figure, { run }) {
-  const rule = liveFormula(), formula = liveFormula();
-  rule.classList.add('weight-rule');
+  const rule = liveFormula('live-formula weight-rule', 'the weights’ variance, by the chosen rule'), formula = liveFormula();
   const hist = panel('q·k/√dₖ for pairs of tokens');
   const curves = panel('What each initialisation gives, against d_model');
   const curvesData = document.createElement('div');
@@ -71,7 +70,7 @@ export function mount(figure, { run }) {
       if (!r) return;
       const f = r.formula;
 
-      // two formulas: the rule, whose shape each initialisation changes (typeset anew, ~150 nodes),
+      // two formulas: the rule, whose shape each initialisation changes (typeset anew, ~200 nodes),
       // and what follows from it, whose shape stays and whose numbers are patched in place; as one
       // formula, every change of rule typeset and laid out its ~570 nodes again (5–7 ms of layout)
       setTex(rule, weightTex(init, dmodel, dk, sigma) + String.raw`=${fmt(f.weight, 3)}`, true);
