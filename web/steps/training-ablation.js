@@ -119,7 +119,7 @@ export function mount(figure, { run, cancel }) {
     curvesIn(panels.loss, { series: series('loss'), yLabel: 'loss', yLog: true, yCover: [0.01, 10], yFloor: 1e-8 });
     curvesIn(panels.accuracy, { series: series('accuracy'), yLabel: 'accuracy', yDomain: [0, 1] });
     curvesIn(panels.entropy, { series: series('entropy'), yLabel: 'entropy (nats)',
-      yDomain: [0, Math.log(values.seqLen) * 1.05], ref: { name: `uniform: ln ${values.seqLen}`, y: Math.log(values.seqLen) } });
+      yDomain: [0, Math.log(values.seqLen) * 1.15], ref: { name: `uniform: ln ${values.seqLen}`, y: Math.log(values.seqLen) } });
     curvesIn(panels.gradNorm, { series: series('gradNorm'), yLabel: '‖∂L/∂s‖', yLog: true, yCover: [1e-4, 10], yFloor: 1e-12 });
     status.textContent = `step ${at} of ${values.steps}`;
     play.textContent = running ? 'Pause' : 'Play';
@@ -240,7 +240,8 @@ export function mount(figure, { run, cancel }) {
     contrast.table.hidden = false;
     fillTable(contrast.table, ['dₖ, optimizer', ...VARIANTS.map((n) => NAMES[n])], r.rows.map((row) => ({
       name: `${row.dk}, ${row.optimizer === 'sgd' ? 'SGD' : 'Adam'} (lr ${row.lr})`,
-      cells: VARIANTS.map((n) => `loss ${fmt(row.variants[n].loss)}, acc ${fmt(row.variants[n].accuracy, 2)}`),
+      // (accuracy to two decimals: two significant digits wrote 0.997 as "1.0" beside "0.93")
+      cells: VARIANTS.map((n) => `loss ${fmt(row.variants[n].loss)}, acc ${row.variants[n].accuracy.toFixed(2)}`),
     })));
     contrastText.textContent = contrastSentence(r);
   }
