@@ -125,9 +125,14 @@ export function mount(figure, { run }) {
       const okRaw = draw(raw, r.raw, sd, 'q·k', `N(0, ${dk})`, dk);
       const okScaled = draw(scaled, r.scaled, 1, 'q·k/√dₖ', 'N(0, 1)', 1);
       drawSweep(sweep, dk, count);  // a new d_k or count on the same sweep moves its marker and rewrites its note only
-      setTex(formula, String.raw`\operatorname{Var}(q\cdot k)=d_k=${dk}\;\to\;\text{measured }${fmt(r.raw.variance, 4)},` +
-        String.raw`\qquad \sigma=\sqrt{${dk}}=${exact(sd)}\;\to\;${fmt(Math.sqrt(r.raw.variance), 4)},` +
-        String.raw`\qquad \operatorname{Var}\!\big(q\cdot k/\sqrt{d_k}\big)=1\;\to\;${fmt(r.scaled.variance, 4)}`);
+      // three items of theory → measured, each in two groups that do not break inside (a phone
+      // broke "σ = √64 =" from its "8"): a line breaks before an arrow or between items
+      // (the arrow as an ordinary symbol with its spaces written out: a relation first in its
+      // group lost its space on the left)
+      const item = (theory, measured) => String.raw`{${theory}}\allowbreak{\;\;\mathord{\to}\;\;${measured}}`;
+      setTex(formula, item(String.raw`\operatorname{Var}(q\cdot k)=d_k=${dk}`, String.raw`\text{measured }${fmt(r.raw.variance, 4)},`) +
+        String.raw`\qquad\allowbreak ` + item(String.raw`\sigma=\sqrt{${dk}}=${exact(sd)}`, `${fmt(Math.sqrt(r.raw.variance), 4)},`) +
+        String.raw`\qquad\allowbreak ` + item(String.raw`\operatorname{Var}\!\big(q\cdot k/\sqrt{d_k}\big)=1`, fmt(r.scaled.variance, 4)));
       summary.textContent =
         `With dₖ = ${dk} and ${fmtInt(count)} pairs (seed ${seed}), the sampled variance of q·k is ` +
         `${fmt(r.raw.variance, 4)} (theory ${dk}, ${okRaw ? 'inside' : 'outside'} the 95% interval), a standard deviation of ` +
