@@ -38,9 +38,42 @@ await page.waitForFunction((sel) => {
 }, selector ?? null, { timeout: 60000 });
 // lay every section out for real: with content-visibility: auto, the sections above the shot
 // change height as they scroll in and out of view, and the element moves under the camera
-await page.addStyleTag({ content: 'main section { content-visibility: visible !important; }' });
+// (and with no scrollbar: a full-page shot drops it, and the wider page moved what was measured)
+await page.addStyleTag({ content: 'main section { content-visibility: visible !important; } html { scrollbar-width: none; }' });
 if (open) await page.$$eval(open, (ds) => ds.forEach((d) => { d.open = true; }));
-if (selector) await page.locator(selector).first().screenshot({ path: out });
+// An element is shot in a window at least as tall as it, scrolled to its top, once it stays put
+// for a few frames. (Shot in a 900 px window, a taller section came out shifted 250–300 px into
+// the section before, its end cut: the page moved under the shot.)
+if (selector) {
+  // the element's box in the window once it has not moved for 5 frames (scrolled to its top first)
+  const settle = (sel) => page.evaluate(async (s) => {
+    const el = document.querySelector(s);
+    if (!el) return null;
+    const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+    window.scrollTo({ top: el.getBoundingClientRect().top + scrollY, behavior: 'instant' });
+    const rect = () => { const b = el.getBoundingClientRect(); return { x: b.left, y: b.top, width: b.width, height: b.height }; };
+    let last = '', still = 0;
+    for (let i = 0; i < 120 && still < 5; i++) {
+      await frame();
+      if (Math.abs(el.getBoundingClientRect().top) > 0.5) window.scrollTo({ top: el.getBoundingClientRect().top + scrollY, behavior: 'instant' });
+      const now = JSON.stringify(rect());
+      still = now === last ? still + 1 : 0;
+      last = now;
+    }
+    return rect();
+  }, sel);
+  let box = await settle(selector);
+  if (!box) throw new Error(`screenshot: nothing matches ${selector}`);
+  // a window as tall as the element, until the element's height holds in it (what comes into view
+  // may still grow)
+  for (let i = 0; i < 4; i++) {
+    const height = Math.min(16000, Math.max(900, Math.ceil(box.height)));
+    if (page.viewportSize().height === height) break;
+    await page.setViewportSize({ width, height });
+    box = await settle(selector);
+  }
+  await page.locator(selector).first().screenshot({ path: out });
+}
 else await page.screenshot({ path: out, fullPage: true });
 console.log('wrote', out, 'from', url + query);
 await browser.close();
