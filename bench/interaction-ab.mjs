@@ -8,7 +8,7 @@
 import { resolve } from 'node:path';
 import { preview } from 'vite';
 import { chromium } from 'playwright-core';
-import { controlValue, quantile, restoreControl, timeChange } from './interaction-measure.mjs';
+import { answerOf, controlValue, quantile, restoreControl, timeChange } from './interaction-measure.mjs';
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const [A, B, ...only] = args;
@@ -35,7 +35,7 @@ for (const id of steps) {
     for (let r = 0; r < rounds; r++)
       for (const k of (r % 2 ? [1, 0] : [0, 1])) t[k].push(await timeChange(pages[k], id, name, r, initial[k]));
     for (const [k, p] of pages.entries()) await restoreControl(p, id, name, initial[k]);
-    const m = t.map((x) => quantile(x.map((y) => (Number.isNaN(y[5]) ? y[0] : y[5])), 0.5));
+    const m = t.map((x) => quantile(x.map(answerOf), 0.5));
     medians[0].push(m[0]); medians[1].push(m[1]);
     console.log(`  ${id.padEnd(22)} ${name.padEnd(12)} A ${m[0].toFixed(1).padStart(7)}  B ${m[1].toFixed(1).padStart(7)}`);
   }

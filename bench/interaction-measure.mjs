@@ -19,6 +19,9 @@
 // Returns [ms, the engine's ms, the draw's ms, Plot builds, KaTeX typesets (the two counted by the
 // marks web/plots/style.js and web/tex.js leave: attnlab:plot, attnlab:typeset), ms to the first
 // partial redraw of a long run that streams its result (NaN for a run that drew only at its end)].
+// A timed change's answer (timeChange's result): a streamed run's first chunk, else its redraw.
+export const answerOf = (t) => (Number.isNaN(t[5]) ? t[0] : t[5]);
+
 export const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
 
 export async function timeChange(page, id, name, round, initial) {

@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { preview } from 'vite';
 import { chromium } from 'playwright-core';
-import { controlValue, quantile, restoreControl, timeChange } from './interaction-measure.mjs';
+import { answerOf, controlValue, quantile, restoreControl, timeChange } from './interaction-measure.mjs';
 
 const dist = resolve(process.env.ATTNLAB_DIST || 'dist');
 const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.slice(9) || 5);
@@ -60,7 +60,7 @@ for (const id of steps) {
       engine: quantile(col(1), 0.5), draw: quantile(col(2), 0.5), plots: sum(3), typesets: sum(4),
       firstChunk: col(5).some((x) => !Number.isNaN(x)) ? quantile(col(5).filter((x) => !Number.isNaN(x)), 0.5) : null,
       // the reader's first answer to each change: a streamed run's first chunk, else the redraw
-      answer: quantile(times.map((t) => (Number.isNaN(t[5]) ? t[0] : t[5])), 0.5) });
+      answer: quantile(times.map(answerOf), 0.5) });
   }
 }
 await browser.close();

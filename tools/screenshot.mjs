@@ -38,8 +38,7 @@ await page.waitForFunction((sel) => {
 }, selector ?? null, { timeout: 60000 });
 // lay every section out for real: with content-visibility: auto, the sections above the shot
 // change height as they scroll in and out of view, and the element moves under the camera
-// (and with no scrollbar: a full-page shot drops it, and the wider page moved what was measured)
-await page.addStyleTag({ content: 'main section { content-visibility: visible !important; } html { scrollbar-width: none; }' });
+await page.addStyleTag({ content: 'main section { content-visibility: visible !important; }' });
 if (open) await page.$$eval(open, (ds) => ds.forEach((d) => { d.open = true; }));
 // An element is shot in a window at least as tall as it, scrolled to its top, once it stays put
 // for a few frames. (Shot in a 900 px window, a taller section came out shifted 250–300 px into

@@ -15,6 +15,16 @@ const enginePromise = createEngine();
 const active = new Map();  // channel → { id, it, t0 }
 let looping = false;
 
+// After a streamed run's first chunk (a training run's first two steps, ~1 ms) the worker rests
+// for STREAM_PAUSE ms, all channels alike: the page's main thread is drawing the frame of the
+// reader's input and then that chunk, and on two cores its raster threads need the core the
+// training would take. First chunk's time to the screen, medians of 8 changes a control, A/B in
+// both orders (docs/PERFORMANCE-LOG.md): seed 17.8, 17.0 → 12.3, 12.8 ms; init 13.4, 18.2 → 13.3,
+// 12.4; 4 and 6 of the 7 training controls within 16 ms → 7 and 7. A run of 0.13–1.7 s ends those
+// 12 ms later, and a request arriving during the rest waits for its end (a new run arms it again).
+export const STREAM_PAUSE = 12;
+let resumeAt = 0;  // no chunk of any run before this time (performance.now())
+
 // Yield to the message queue between chunks. A MessageChannel round trip is not clamped the way
 // nested setTimeout(0) is (to 4 ms and more), so a quick request pays microseconds, not ms.
 const channel = new MessageChannel();
@@ -77,15 +87,6 @@ async function loop() {
   looping = false;
 }
 
-// After a streamed run's first chunk (a training run's first two steps, ~1 ms) the worker rests
-// for STREAM_PAUSE ms, all channels alike: the page's main thread is drawing the frame of the
-// reader's input and then that chunk, and on two cores its raster threads need the core the
-// training would take. First chunk's time to the screen, medians of 8 changes a control, A/B in
-// both orders (docs/PERFORMANCE-LOG.md): seed 17.8, 17.0 → 12.3, 12.8 ms; init 13.4, 18.2 → 13.3,
-// 12.4; 4 and 6 of the 7 training controls within 16 ms → 7 and 7. A run of 0.13–1.7 s ends those
-// 12 ms later, and a request arriving during the rest waits for its end (a new run arms it again).
-export const STREAM_PAUSE = 12;
-let resumeAt = 0;
 // Advances one run by one chunk; finishes, fails or reports progress.
 function step(engine, channel, run) {
   try {
