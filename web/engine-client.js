@@ -86,18 +86,19 @@ export function connectEngine({ start = startWorker, onRestart, local: loadLocal
   }
   spawn();
 
-  const post = (channel, name, params, handlers = {}, key = sizes(name, params)) => {
+  const post = (channel, name, params, handlers = {}, key = sizes(name, params), mark = 'attnlab:posted') => {
     if (down) return Promise.reject(down);
     const id = nextId++;
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject, channel, sizes: key, ...handlers });
-      performance.mark('attnlab:posted', { detail: id });  // marks for DevTools and the benchmark
+      performance.mark(mark, { detail: id });  // marks for DevTools, the tests and the benchmark
       worker.postMessage({ id, channel, name, params });
     });
   };
   // A cancel asks for nothing back: if the engine restarted or is down, there is nothing left to
   // stop, and its promise says so without a rejection no one would handle.
-  const cancel = (channel) => post(channel, 'cancel', null).catch(() => null);
+  const cancel = (channel, { ahead = false } = {}) =>
+    post(channel, 'cancel', null, {}, undefined, ahead ? 'attnlab:posted-ahead' : undefined).catch(() => null);
   // A light request on the page's engine: run to its end at once (a light run reports no progress
   // worth showing). A trap inside its wasm retires the page's engine: the worker takes every run.
   function runLocal(channel, name, params, onTiming, key) {
@@ -126,11 +127,12 @@ export function connectEngine({ start = startWorker, onRestart, local: loadLocal
     // sizes: the parameters the run's cost depends on, when the caller knows them better than
     // "all but the seed and query" (initialization's rule changes the weights, not the work: a
     // rule never chosen is then light at once, with no round trip behind the input's frame)
-    run: (name, params, { channel = name, onProgress, onTiming, worker: inWorker = false, sizes: given } = {}) => {
+    // ahead: a run no reader asked for yet (figure.js ahead), marked attnlab:posted-ahead
+    run: (name, params, { channel = name, onProgress, onTiming, worker: inWorker = false, sizes: given, ahead = false } = {}) => {
       const key = given ? `${name} ${JSON.stringify(given)}` : sizes(name, params);  // (one JSON a request)
       return !inWorker && local && !down && costs.get(key) < LIGHT_MS && local.experiments[name]
         ? runLocal(channel, name, params, onTiming, key)
-        : post(channel, name, params, { onProgress, onTiming }, key);
+        : post(channel, name, params, { onProgress, onTiming }, key, ahead ? 'attnlab:posted-ahead' : undefined);
     },
     cancel,
   };

@@ -9,6 +9,7 @@ import { watchRoom } from './plots/room.js';
 import { judgeAgain } from './scroll-region.js';
 
 const BUSY_DELAY = 150;  // ms before a run still going shows its progress bar
+const fmtMs = (ms) => (ms < 10 ? ms.toFixed(1) : String(Math.round(ms)));
 
 // step: a module of web/steps/; fig: its <figure class="live">; client: connectEngine();
 // values, notes: the starting parameters and what was wrong with the given ones;
@@ -31,6 +32,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
   // an answer already on its way draws nothing
   stop.addEventListener('click', () => {
     for (const ch of [channel, ...sideChannels]) drop(ch);
+    stopAhead();
     // the button is about to hide: the keyboard's focus goes to the figure's first control, not
     // back to the start of the page
     (controlsEl.querySelector('input, select, button') ?? fig).focus({ preventScroll: true });
@@ -111,6 +113,35 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
     if (older) { older.dropped = true; pending.delete(ch); }
     client.cancel(ch);
   };
+  // Results computed ahead (ctx.ahead): the requests a step expects next (breaking-assumptions'
+  // other departures at the same sizes and seed), each run in the worker once the page is idle and
+  // the figure drawn, one at a time on a channel of their own, and each then handed to the step's
+  // prepare(params, result) in idle time (to draw ahead what it can). The figure's request among
+  // them is answered from its result, as from the last one: a choice the reader has not made yet
+  // costs a draw, not a round trip to the worker and the run behind it.
+  const aheadChannel = `${channel}/ahead`;
+  let ahead = new Map();  // key → { name, params, result?, ms? }: the list the step last gave
+  let aheadTicket = 0, aheadBusy = false, fromAhead = null;
+  const stopAhead = () => { aheadTicket++; if (aheadBusy) client.cancel(aheadChannel, { ahead: true }); };
+  const idle = (ticket, fn) => whenIdle(() => {
+    if (ticket === aheadTicket && fig.dataset.state === 'ready') fn();
+  }, { timeout: 1000, fallback: 50 });
+  const computeAhead = (ticket, prepare) => idle(ticket, async () => {
+    const next = [...ahead.values()].find((a) => !('result' in a));
+    if (!next) return;
+    aheadBusy = true;
+    const result = await client.run(next.name, next.params,
+      { channel: aheadChannel, worker: true, ahead: true, onTiming: (ms) => { next.ms = ms; } }).catch(() => null);
+    aheadBusy = false;
+    if (ticket !== aheadTicket || result === null) return;
+    next.result = result;
+    idle(ticket, () => {
+      prepare?.(next.params, result);
+      performance.mark('attnlab:ahead', { detail: channel });  // (for DevTools and the tests)
+      computeAhead(ticket, prepare);
+    });
+  });
+
   const ctx = {
     // a step may run side jobs on channels of its own: they are named within this figure's.
     // cache: false for a run whose answer depends on more than its parameters (a streamed
@@ -119,10 +150,13 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
       const ch = opts.channel ? `${channel}/${opts.channel}` : channel;
       if (opts.channel) sideChannels.add(ch);
       const key = `${name} ${JSON.stringify(params)}`, cache = opts.cache !== false;
+      const early = ch === channel && cache && last.get(ch)?.key !== key ? ahead.get(key) : undefined;
+      if (early && 'result' in early) { last.set(ch, { key, result: early.result }); fromAhead = early; }
       if (cache && last.get(ch)?.key === key) {
         if (pending.has(ch)) drop(ch);  // an older request must not draw over this
         return Promise.resolve(last.get(ch).result);
       }
+      if (ch === channel && aheadBusy) client.cancel(aheadChannel, { ahead: true });  // the worker is the reader's
       // an older request still out draws nothing: the worker supersedes it, but an answer computed
       // on the page's engine (engine-client.js) comes before it
       const request = { dropped: false };
@@ -135,7 +169,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
           resolvedAt = performance.now();
           fig.dataset.engineMs = ms.toFixed(2);
           engineRan = true;
-          timing.textContent = `Computed in ${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms by the engine.`;
+          timing.textContent = `Computed in ${fmtMs(ms)} ms by the engine.`;
         } }).then((result) => {
         settle();
         if (result !== null && cache) last.set(ch, { key, result });
@@ -147,6 +181,18 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
       });
     },
     cancel: () => drop(channel),  // the run in flight stops, and an answer on its way draws nothing
+    // ahead(name, list, prepare): the requests (params of `name`) to compute ahead, replacing the
+    // last list; those computed already, and the figure's last request, are kept
+    ahead: (name, list, prepare) => {
+      const next = new Map();
+      for (const params of list) {
+        const key = `${name} ${JSON.stringify(params)}`;
+        const known = ahead.get(key) ?? (last.get(channel)?.key === key ? { result: last.get(channel).result } : {});
+        next.set(key, { ...known, name, params });
+      }
+      ahead = next;
+      computeAhead(++aheadTicket, prepare);
+    },
   };
 
   // An update answered wholly from results already computed says so, rather than leave the last
@@ -155,6 +201,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
   const update = async () => {
     const id = ++updates;
     engineRan = false;
+    fromAhead = null;
     fig.dataset.state = 'computing';
     // until a result arrives, this update has cost the engine nothing and everything is the draw
     // (an update answered from the last result, or one that redraws without asking the engine)
@@ -164,7 +211,9 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
     drawnSinceNewest = false;
     try {
       await view.update(current);
-      if (id === updates && !engineRan) timing.textContent = 'Redrawn from results already computed: the engine did not run.';
+      if (id === updates && !engineRan) timing.textContent = fromAhead?.ms !== undefined
+        ? `Computed ahead in ${fmtMs(fromAhead.ms)} ms by the engine, while the page was idle.`
+        : 'Redrawn from results already computed: the engine did not run.';
     } catch (err) {
       hideBusy();
       fig.dataset.state = 'error';
@@ -218,6 +267,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
     // the figure is gone (an element taken out of its page): its runs stop, its watchers end
     dispose() {
       for (const ch of [channel, ...sideChannels]) drop(ch);
+      stopAhead();
       hideBusy();
       observer.disconnect();
       unwatchRoom();

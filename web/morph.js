@@ -78,12 +78,7 @@ export function showPatched(container, patch, build, ...after) {
 // module's recentNodes(), if any), or build() makes one, whose scalesOf(node) the next move gets.
 // Returns the node shown.
 export function showMoved(container, drawn, { key = null, layout = null, width, move, build, scalesOf, takeBack = null }, ...after) {
-  // a node drawn at another width (the figure's room changed: plots/room.js) is another layout
-  if (width !== undefined) {
-    const at = `@${drawIn(container, () => fitWidth(width))}`;
-    if (key !== null) key += at;
-    if (layout !== null) layout += at;
-  }
+  [key, layout] = atWidth(container, key, layout, width);
   const d = drawn.get(container);
   const keeps = (node, was) => (key !== null && was.key === key) || (layout !== null && was.layout === layout && move(node, was.scales));
   let now = d;
@@ -101,13 +96,32 @@ export function showMoved(container, drawn, { key = null, layout = null, width, 
   return live;
 }
 
+// A node of a layout other than the one shown (null, key, layout as above), built ahead and filed
+// with the recent ones (takeBack), so that showMoved brings it back when it is asked for rather
+// than build it then: another departure, computed ahead (figure.js ahead).
+export function keepMoved(container, drawn, { key = null, layout = null, width, build, scalesOf, takeBack }) {
+  [key, layout] = atWidth(container, key, layout, width);
+  const d = drawn.get(container), filed = layout ?? key;
+  if (filed === null || (d && (d.layout ?? d.key) === filed) || takeBack.has(container, filed)) return;
+  const node = drawIn(container, build, { ahead: true });
+  takeBack(container, { key: filed, full: key, layout, node, scales: scalesOf(node) }, null);
+}
+
+// a node drawn at another width (the figure's room changed: plots/room.js) is another layout
+function atWidth(container, key, layout, width) {
+  if (width === undefined) return [key, layout];
+  const at = `@${drawIn(container, () => fitWidth(width))}`;
+  return [key === null ? null : key + at, layout === null ? null : layout + at];
+}
+
 // Nodes that a container showed lately and dropped for others of another layout (a reader moving
 // n there and back: plots, data tables): takeBack = recentNodes(), then takeBack(container, old,
 // key) keeps `old` ({ key, node, … }: what is about to be replaced) and returns what it kept for
 // `key`, if no page holds its node any more (else null). The last few per container.
+// (takeBack.has(container, key): whether one is kept for key)
 export function recentNodes(size = 4) {
   const kept = new WeakMap();  // container → Map key → { key, node, … }
-  return (container, old, key) => {
+  const takeBack = (container, old, key) => {
     const shown = kept.get(container) ?? new Map();
     kept.set(container, shown);
     if (old) {
@@ -120,6 +134,8 @@ export function recentNodes(size = 4) {
     shown.delete(key);
     return back;
   };
+  takeBack.has = (container, key) => Boolean(kept.get(container)?.has(key));
+  return takeBack;
 }
 
 // For the in-place redraws of the plots: the <svg> of a plot node (Plot returns the svg itself, or

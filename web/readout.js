@@ -4,9 +4,9 @@
 import { morphChildren, recentNodes, show } from './morph.js';
 import { scrollsSideways } from './scroll-region.js';
 import { hasSubscript, setSubscripted } from './subscripts.js';
-import { setTex } from './tex.js';
+import { keepTex, setTex } from './tex.js';
 
-export { setTex, show };
+export { keepTex, setTex, show };
 
 // <tag class="className">text</tag>; the text goes in as text.
 export function el(tag, className, text) {

@@ -77,9 +77,10 @@ export function texSigned(x, digits = String) {
 const drawn = new WeakMap();
 const RECENT = 6;
 
-// (each typeset leaves a mark, for DevTools and the tests: attnlab:typeset)
-function typeset(tex, display) {
-  performance.mark('attnlab:typeset');
+// (each typeset leaves a mark, for DevTools and the tests: attnlab:typeset, or for one made ahead
+// of its use, keepTex, attnlab:typeset-ahead)
+function typeset(tex, display, mark = 'attnlab:typeset') {
+  performance.mark(mark);
   const div = document.createElement('div');
   katex.render(tex, div, { displayMode: display, throwOnError: false });
   return div;
@@ -96,7 +97,7 @@ function textNodes(root) {
 // TeX, or null when the numbers cannot be told apart. A braced sign is the text node right before
 // its number's, in the HTML as in the MathML (KaTeX would merge a marker in its place with the
 // number's, so the probe writes every sign as {+}).
-function findSlots(el, tex, display) {
+function findSlots(el, tex, display, mark) {
   const count = tex.match(NUMBER)?.length ?? 0;
   if (count === 0 || count > 9999) return null;
   let i = 0, j = 0;
@@ -108,7 +109,7 @@ function findSlots(el, tex, display) {
     pending = -1;
     return String(MARKER + i++);
   });
-  const live = textNodes(el), probe = textNodes(typeset(probeTex, display));
+  const live = textNodes(el), probe = textNodes(typeset(probeTex, display, mark));
   if (live.length !== probe.length) return null;
   const slots = [], seen = new Set();
   for (let t = 0; t < probe.length; t++) {
@@ -159,6 +160,27 @@ export function setTex(el, tex, display = false) {
 }
 
 const shapeOf = (tex) => tex.replace(SIGN, '{±}').replace(NUMBER, '#');
+
+// Typesets ahead a formula that el is expected to show next (another departure's, computed ahead:
+// web/figure.js): its nodes join el's recent shapes with their numbers located, so setTex brings
+// them back without KaTeX. Nothing is done for a shape el has at hand, or for a flowing formula
+// whose flow (grouped or not) was never measured in this room: that is decided when it is shown.
+export function keepTex(el, tex, display = false) {
+  let t = tex, d = display;
+  if (display) {
+    const room = roomOf(el);
+    if (room < FLOW_ROOM) {
+      const grouped = flowsGrouped.get(el)?.get(`${room} ${shapeOf(tex)}`);
+      if (grouped === undefined) return;
+      [t, d] = [flowTex(tex, grouped), false];
+    }
+  }
+  const last = drawn.get(el), shape = `${d ? 'D' : 'T'}${shapeOf(t)}`;
+  if (!last || last.shape === shape || last.recent.has(shape)) return;
+  const div = typeset(t, d, 'attnlab:typeset-ahead');
+  last.recent.set(shape, { nodes: [...div.childNodes], slots: findSlots(div, t, d, 'attnlab:typeset-ahead'), probed: true });
+  if (last.recent.size > RECENT) last.recent.delete(last.recent.keys().next().value);
+}
 
 function setTexAs(el, tex, display) {
   const key = `${display ? 'D' : 'T'}${tex}`;

@@ -167,6 +167,80 @@ describe('redraws keep their nodes', () => {
   });
 });
 
+// A departure of breaking-assumptions is a new figure (a formula, two plots). The others at the
+// same sizes and seed are computed in the worker while the page is idle, and drawn ahead (web/figure.js
+// ahead): choosing one then asks the worker nothing and builds nothing, and shows what a fresh page
+// draws for its URL.
+describe('drawn ahead', () => {
+  it('breaking-assumptions: another departure, computed and drawn while the page was idle, is drawn with no request, no Plot build and no typeset, as a fresh page draws it', async () => {
+    const id = 'breaking-assumptions';
+    const { page, errors, close } = await h.open(`?step=${id}`);
+    const fresh = await h.open();
+    await waitForUpdates(page, id, 1);
+    const count = (name) => page.evaluate((n) => performance.getEntriesByName(n).length, name);
+    await page.waitForFunction(() => performance.getEntriesByName('attnlab:ahead').length >= 3, null, { timeout: 20000 });
+    expect(await count('attnlab:posted-ahead')).toBeGreaterThanOrEqual(3);
+    for (const [departure, updates] of [['student-t', 2], ['layernorm', 3], ['rho', 4]]) {
+      const before = await Promise.all(['attnlab:posted', 'attnlab:plot', 'attnlab:typeset'].map(count));
+      await page.locator(`#${id} [data-param="departure"]`).selectOption(departure);
+      await waitForUpdates(page, id, updates);
+      expect(await Promise.all(['attnlab:posted', 'attnlab:plot', 'attnlab:typeset'].map(count)), departure).toEqual(before);
+      expect(await page.$eval(`#${id} figure.live > p.timing`, (p) => p.textContent))
+        .toMatch(/^Computed ahead in [\d.]+ ms by the engine, while the page was idle\.$/);
+      await page.waitForFunction((d) => new URLSearchParams(location.search).get('departure') === d, departure);
+      await fresh.page.goto(await page.evaluate(() => location.href));
+      await waitForUpdates(fresh.page, id, 1);
+      expect(await snapshot(page, id), departure).toEqual(await snapshot(fresh.page, id));
+    }
+    expect(errors).toEqual([]);
+    expect(fresh.errors).toEqual([]);
+    await fresh.close();
+    await close();
+  });
+
+  it('training-ablation: the steps control one stop down (a prefix) or up (a longer run) draws with no Plot build until its run ends, as a fresh page draws it', async () => {
+    // (the stops next to the chosen one are drawn once a run is over and the page idle: a stop is
+    // a new step axis, four plots; a longer run builds nothing before its first chunk)
+    const id = 'training-ablation';
+    const settled = (p) => p.waitForFunction((s) => {
+      const f = document.querySelector(`#${s} figure.live`);
+      return f?.dataset.state === 'ready' && /lowest/.test(f.querySelector('.training-contrast')?.textContent ?? '');
+    }, id, { timeout: 90000 });
+    const { page, errors, close } = await h.open(`?step=${id}`);
+    const fresh = await h.open();
+    await settled(page);
+    const marks = (name) => page.evaluate((n) => performance.getEntriesByName(n).length, name);
+    // [stop index, its steps]: 200 (a prefix), 300 (a prefix again), 500 (200 steps more to train)
+    for (const [stop, steps] of [['1', '200'], ['2', '300'], ['3', '500']]) {
+      await page.waitForFunction((s) => document.querySelector(`#${s} .figure-body`).dataset.ahead === 'drawn', id);
+      const before = await marks('attnlab:plot');
+      await page.evaluate((s) => {  // the plots built when the change is first drawn
+        const fig = document.querySelector(`#${s} figure.live`), n = [fig.dataset.streamed, fig.dataset.updates];
+        window.firstDraw = null;
+        const obs = new MutationObserver(() => {
+          if (fig.dataset.streamed === n[0] && fig.dataset.updates === n[1]) return;
+          obs.disconnect();
+          window.firstDraw = performance.getEntriesByName('attnlab:plot').length;
+        });
+        obs.observe(fig, { attributes: true, attributeFilter: ['data-streamed', 'data-updates'] });
+      }, id);
+      const url = await page.evaluate(() => location.search);
+      await page.locator(`#${id} [data-param="steps"]`).evaluate((e, v) => { e.value = v; e.dispatchEvent(new Event('input', { bubbles: true })); }, stop);
+      await page.waitForFunction((u) => location.search !== u, url);
+      await settled(page);
+      expect(await page.evaluate(() => window.firstDraw), steps).toBe(before);
+      expect(await page.$eval(`#${id} .training-status`, (e) => e.textContent)).toBe(`step ${steps} of ${steps}`);
+      await fresh.page.goto(await page.evaluate(() => location.href));
+      await settled(fresh.page);
+      expect(await snapshot(page, id), steps).toEqual(await snapshot(fresh.page, id));
+    }
+    expect(errors).toEqual([]);
+    expect(fresh.errors).toEqual([]);
+    await fresh.close();
+    await close();
+  }, 180000);
+});
+
 describe('training curves redrawn in place', () => {
   it('training-ablation: a new run moved onto the axes already drawn is the figure a fresh page draws, with at most the log-axis plots built', async () => {
     // (plots/training-curves.js: the log axes span fixed decades at least, so most runs share them

@@ -64,8 +64,13 @@ export function watchRoom(body, redraw) {
 // The room of the figure el is in (the window's, before its first measurement or outside one).
 export const roomOf = (el) => rooms.get(el.closest?.('.figure-body'))?.room || windowRoom();
 
-export function drawIn(container, build) {
-  const was = drawing;
+// build() at the room of container's figure; ahead: a plot built before it is asked for (morph.js
+// keepMoved), whose build marks itself so (buildingAhead, plots/style.js)
+let ahead = false;
+export function drawIn(container, build, { ahead: early = false } = {}) {
+  const was = [drawing, ahead];
   drawing = rooms.get(container.closest?.('.figure-body')) ?? null;
-  try { return build(); } finally { drawing = was; }
+  ahead = early;
+  try { return build(); } finally { [drawing, ahead] = was; }
 }
+export const buildingAhead = () => ahead;

@@ -6,7 +6,7 @@
 //   hrules:   [{ y, label }]   vrules: [{ x, label }]     thin dashed rules in the text colour
 //   order:    [name, …]                                  the legend's order and colours, if not that
 import * as Plot from '@observablehq/plot';
-import { chart, recentNodes, showMoved } from '../morph.js';
+import { chart, keepMoved, recentNodes, showMoved } from '../morph.js';
 import { hasBar, markGroup, moveMarks } from './move-marks.js';
 import { SERIES_COLORS, fitTicks, plot } from './style.js';
 import { fitWidth } from './room.js';
@@ -62,17 +62,21 @@ export function theoryPlot({ measured = [], lines = [], hrules = [], vrules = []
 // the plot's scales (move-marks.js); one of another layout shown lately (a departure or an
 // initialisation chosen again) comes back, moved; anything else is a Plot build.
 const drawn = new WeakMap();  // container → what showMoved drew (morph.js); scales: { x, y }
-const takeBack = recentNodes();  // theory plots of other layouts the container showed lately
+// theory plots of other layouts the container showed lately, or was given ahead (keepTheory: three
+// departures of breaking-assumptions beside the layouts shown lately)
+const takeBack = recentNodes(8);
 
-export function showTheory(container, options, ...after) {
-  showMoved(container, drawn, {
-    key: JSON.stringify(options), layout: layoutOf(options), width: options.width ?? WIDTH,
-    move: (node, scales) => moveTheory(chart(node), scales, options),
-    build: () => theoryPlot(options),
-    scalesOf: (node) => ({ x: node.scale('x'), y: node.scale('y') }),
-    takeBack,
-  }, ...after);
-}
+const moved = (options) => ({
+  key: JSON.stringify(options), layout: layoutOf(options), width: options.width ?? WIDTH,
+  move: (node, scales) => moveTheory(chart(node), scales, options),
+  build: () => theoryPlot(options),
+  scalesOf: (node) => ({ x: node.scale('x'), y: node.scale('y') }),
+  takeBack,
+});
+
+export const showTheory = (container, options, ...after) => showMoved(container, drawn, moved(options), ...after);
+// the plot of options built ahead for container, kept for when showTheory asks for it (morph.js)
+export const keepTheory = (container, options) => keepMoved(container, drawn, moved(options));
 
 // All that fixes the plot's axes and elements, the y values and the description apart; null when
 // the y domain follows the data (or the description follows the names).

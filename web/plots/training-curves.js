@@ -9,7 +9,7 @@
 //   yKeep:  true                 a log axis keeps the decades drawn there while the points fit in
 //                                them (a run streaming its chunks: its first ones then move in place)
 import * as Plot from '@observablehq/plot';
-import { chart, recentNodes, showMoved } from '../morph.js';
+import { chart, keepMoved, recentNodes, showMoved } from '../morph.js';
 import { markGroup, moveMarks } from './move-marks.js';
 import { SERIES_COLORS, fitDecades, plot, pow10, powersOfTen } from './style.js';
 
@@ -93,14 +93,20 @@ export function trainingCurvesPlot({ series, yLabel, yLog = false, yDomain, yCov
 // ms where a Plot build takes ~5. A run streaming its chunks redraws four such plots every 200 ms.
 const drawn = new WeakMap();  // container → what showMoved drew (morph.js): its node, its scales
 // axes the container showed lately (the steps control moved up and back, L's entropy axis), moved
-const takeBack = recentNodes();
+// (8: the steps control's two next stops, drawn ahead, beside the axes shown lately)
+const takeBack = recentNodes(8);
 
-export function showTrainingCurves(container, { yKeep = false, ...options }) {
+export const showTrainingCurves = (container, options) => showMoved(container, drawn, moved(container, options));
+// the plot of options built ahead for container (the steps control's next stops), kept for when
+// showTrainingCurves asks for it (morph.js keepMoved)
+export const keepTrainingCurves = (container, options) => keepMoved(container, drawn, moved(container, options));
+
+function moved(container, { yKeep = false, ...options }) {
   const o = { window: 10, width: 320, height: 220, yLog: false, ...options };
   const lines = o.series.map((s) => pointsOf(s.values, o.window, o.yLog, o.yFloor));
   const y = trainingYAxis(lines, o, yKeep ? drawn.get(container)?.scales.y.domain : null);
   const { series, ...rest } = o;
-  showMoved(container, drawn, {
+  return {
     width: o.width,
     layout: JSON.stringify({ ...rest, names: series.map((s) => s.name), y: y.domain }),
     move: (node, { x, y }) => {
@@ -113,5 +119,5 @@ export function showTrainingCurves(container, { yKeep = false, ...options }) {
     build: () => trainingCurvesPlot({ ...o, lines, y }),
     scalesOf: (node) => ({ x: node.scale('x'), y: node.scale('y') }),
     takeBack,
-  });
+  };
 }

@@ -1,10 +1,10 @@
 // (eq:breaking-assumptions) Var(q·k) against d_k when a premise fails: a mean, a correlation,
 // heavy tails, LayerNorm. Each with the formula that holds instead.
-import { breakingRequest } from '../experiments/breaking-assumptions.js';
-import { showTheory } from '../plots/theory-lines.js';
+import { DEPARTURES, breakingRequest } from '../experiments/breaking-assumptions.js';
+import { keepTheory, showTheory } from '../plots/theory-lines.js';
 import { niceCeil, powerDomain } from '../plots/style.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
+import { dataTable, fillTable, grid, keepTex, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import './breaking-assumptions.css';
 
 export const id = 'breaking-assumptions';
@@ -82,7 +82,59 @@ function overviewRows({ mu, rho, df }) {
 }
 
 
-export function mount(figure, { run }) {
+// What the figure draws for one departure's sweep: its formula, and the two plots' options.
+function drawingOf(values, r) {
+  const { departure } = values;
+  const d = describeDeparture(departure, values);
+  const pts = r.points;
+  const dks = pts.map((p) => p.dk);
+
+  // left: Var(q·k) with intervals, the d_k line and the corrected formula
+  const premiseLine = { name: 'dₖ, the derivation’s premise', points: pts.map((p) => ({ x: p.dk, y: p.dk })) };
+  const corrected = { name: d.formula, points: pts.map((p) => ({ x: p.dk, y: p.formulaVariance })) };
+  const measured = (f) => ({ name: 'measured, 95% interval', points: pts.map((p) => ({ x: p.dk, ...f(p) })) });
+  // the y axes end on powers of 2 (left) or a nice number (right) beyond the data, so that a new
+  // seed or sample size mostly keeps them, and the plots' marks move in place. The left one
+  // leaves room for intervals from a third to 1.25 times the lines: the line d_k ends on a
+  // power, 512, which the interval there straddles at about half the seeds
+  const leftMeasured = measured((p) => ({ y: p.variance, lo: Math.max(p.varianceCI[0], 1e-3), hi: p.varianceCI[1] }));
+  const leftLines = departure === 'student-t' ? [premiseLine] : [premiseLine, corrected];
+  const left = {
+    measured: [leftMeasured], lines: leftLines,
+    xLabel: 'dₖ', yLabel: 'Var(q·k)', xLog: true, xBase: 2, yLog: true, yBase: 2, xTicks: dks, height: 300,
+    // (an interval's lower end counts down to two octaves under its point: one that reaches
+    // toward 0, as heavy tails' do, leaves the frame rather than stretch the axis to 2⁻¹⁰)
+    yDomain: powerDomain([...leftMeasured.points.flatMap((p) => [Math.max(p.lo, p.y / 4), p.hi]), ...leftLines.flatMap((l) => l.points.flatMap((p) => [p.y / 3, p.y * 1.25]))], 2),
+    ariaLabel: `Measured Var(q·k) against dₖ with the line dₖ and the formula ${d.formula}`,
+  };
+
+  // right: what 1/√d_k leaves, or (heavy tails) how wide the intervals are
+  if (departure === 'student-t') {
+    const lines = [{ name: 'normal entries: 1.96·√((2 + 6/dₖ)/n)', points: pts.map((p) => ({ x: p.dk, y: p.normalHalfWidth })) }];
+    if (Number.isFinite(pts[0].tHalfWidth)) lines.push({ name: `Student-t ν = ${values.df}: 1.96·√((2 + (m₄² − 3)/dₖ)/n)`, points: pts.map((p) => ({ x: p.dk, y: p.tHalfWidth })) });
+    const widths = pts.map((p) => p.halfWidth);
+    // the y axis ends on the powers of ten around the values: another seed's values (the
+    // widths at small d_k scatter by half their size) then share it, and their marks move in place
+    const ys = [...widths, ...lines.flatMap((l) => l.points.map((p) => p.y))];
+    return { d, left, rightTitle: 'Half-width of the 95% interval, relative to dₖ', right: {
+      measured: [{ name: 'measured half-width', points: pts.map((p, i) => ({ x: p.dk, y: widths[i] })) }], lines,
+      xLabel: 'dₖ', yLabel: 'half-width / dₖ', xLog: true, xBase: 2, yLog: true, xTicks: dks, height: 300,
+      yDomain: powerDomain(ys, 10),
+      ariaLabel: 'Measured relative half-width of the variance interval against dₖ, with the widths expected for normal and Student-t entries',
+    } };
+  }
+  const ys = pts.flatMap((p) => [p.varianceCI[0] / p.dk, p.varianceCI[1] / p.dk, d.ratioOf(p.dk), 1]);
+  return { d, left, rightTitle: 'What 1/√dₖ leaves: Var(q·k/√dₖ)', right: {
+    measured: [measured((p) => ({ y: p.variance / p.dk, lo: p.varianceCI[0] / p.dk, hi: p.varianceCI[1] / p.dk }))],
+    lines: [{ name: '1, the premise', points: pts.map((p) => ({ x: p.dk, y: 1 })) },
+      { name: d.ratio, points: pts.map((p) => ({ x: p.dk, y: d.ratioOf(p.dk) })) }],
+    xLabel: 'dₖ', yLabel: 'Var(q·k)/dₖ', xLog: true, xBase: 2, xTicks: dks, height: 300,
+    yDomain: [Math.min(0, ...ys), niceCeil(Math.max(...ys) * 1.05)],
+    ariaLabel: `Measured Var(q·k)/dₖ against dₖ with the level 1 and the formula ${d.ratio}`,
+  } };
+}
+
+export function mount(figure, { run, ahead }) {
   const formula = liveFormula();
   const left = panel('Var(q·k) against dₖ (log–log)');
   const right = panel('');
@@ -101,57 +153,12 @@ export function mount(figure, { run }) {
       const { departure, count, seed } = values;
       const r = await run('breakingSweep', breakingRequest(values), { onProgress: figure.progress });
       if (!r) return;
-      const d = describeDeparture(departure, values);
+      const { d, left: leftPlot, rightTitle, right: rightPlot } = drawingOf(values, r);
       const pts = r.points;
-      const dks = pts.map((p) => p.dk);
       setTex(formula, d.tex, true);
-
-      // left: Var(q·k) with intervals, the d_k line and the corrected formula
-      const premiseLine = { name: 'dₖ, the derivation’s premise', points: pts.map((p) => ({ x: p.dk, y: p.dk })) };
-      const corrected = { name: d.formula, points: pts.map((p) => ({ x: p.dk, y: p.formulaVariance })) };
-      const measured = (f) => ({ name: 'measured, 95% interval', points: pts.map((p) => ({ x: p.dk, ...f(p) })) });
-      // the y axes end on powers of 2 (left) or a nice number (right) beyond the data, so that a new
-      // seed or sample size mostly keeps them, and the plots' marks move in place. The left one
-      // leaves room for intervals from a third to 1.25 times the lines: the line d_k ends on a
-      // power, 512, which the interval there straddles at about half the seeds
-      const leftMeasured = measured((p) => ({ y: p.variance, lo: Math.max(p.varianceCI[0], 1e-3), hi: p.varianceCI[1] }));
-      const leftLines = departure === 'student-t' ? [premiseLine] : [premiseLine, corrected];
-      showTheory(left.plot, {
-        measured: [leftMeasured], lines: leftLines,
-        xLabel: 'dₖ', yLabel: 'Var(q·k)', xLog: true, xBase: 2, yLog: true, yBase: 2, xTicks: dks, height: 300,
-        // (an interval's lower end counts down to two octaves under its point: one that reaches
-        // toward 0, as heavy tails' do, leaves the frame rather than stretch the axis to 2⁻¹⁰)
-        yDomain: powerDomain([...leftMeasured.points.flatMap((p) => [Math.max(p.lo, p.y / 4), p.hi]), ...leftLines.flatMap((l) => l.points.flatMap((p) => [p.y / 3, p.y * 1.25]))], 2),
-        ariaLabel: `Measured Var(q·k) against dₖ with the line dₖ and the formula ${d.formula}`,
-      });
-
-      // right: what 1/√d_k leaves, or (heavy tails) how wide the intervals are
-      if (departure === 'student-t') {
-        right.title.textContent = 'Half-width of the 95% interval, relative to dₖ';
-        const lines = [{ name: 'normal entries: 1.96·√((2 + 6/dₖ)/n)', points: pts.map((p) => ({ x: p.dk, y: p.normalHalfWidth })) }];
-        if (Number.isFinite(pts[0].tHalfWidth)) lines.push({ name: `Student-t ν = ${values.df}: 1.96·√((2 + (m₄² − 3)/dₖ)/n)`, points: pts.map((p) => ({ x: p.dk, y: p.tHalfWidth })) });
-        const widths = pts.map((p) => p.halfWidth);
-        // the y axis ends on the powers of ten around the values: another seed's values (the
-        // widths at small d_k scatter by half their size) then share it, and their marks move in place
-        const ys = [...widths, ...lines.flatMap((l) => l.points.map((p) => p.y))];
-        showTheory(right.plot, {
-          measured: [{ name: 'measured half-width', points: pts.map((p, i) => ({ x: p.dk, y: widths[i] })) }], lines,
-          xLabel: 'dₖ', yLabel: 'half-width / dₖ', xLog: true, xBase: 2, yLog: true, xTicks: dks, height: 300,
-          yDomain: powerDomain(ys, 10),
-          ariaLabel: 'Measured relative half-width of the variance interval against dₖ, with the widths expected for normal and Student-t entries',
-        });
-      } else {
-        right.title.textContent = 'What 1/√dₖ leaves: Var(q·k/√dₖ)';
-        const ys = pts.flatMap((p) => [p.varianceCI[0] / p.dk, p.varianceCI[1] / p.dk, d.ratioOf(p.dk), 1]);
-        showTheory(right.plot, {
-          measured: [measured((p) => ({ y: p.variance / p.dk, lo: p.varianceCI[0] / p.dk, hi: p.varianceCI[1] / p.dk }))],
-          lines: [{ name: '1, the premise', points: pts.map((p) => ({ x: p.dk, y: 1 })) },
-            { name: d.ratio, points: pts.map((p) => ({ x: p.dk, y: d.ratioOf(p.dk) })) }],
-          xLabel: 'dₖ', yLabel: 'Var(q·k)/dₖ', xLog: true, xBase: 2, xTicks: dks, height: 300,
-          yDomain: [Math.min(0, ...ys), niceCeil(Math.max(...ys) * 1.05)],
-          ariaLabel: `Measured Var(q·k)/dₖ against dₖ with the level 1 and the formula ${d.ratio}`,
-        });
-      }
+      showTheory(left.plot, leftPlot);
+      right.title.textContent = rightTitle;
+      showTheory(right.plot, rightPlot);
       premise.textContent = d.premise;
       const rows = overviewRows(values);
       fillTable(overview.table, ['departure', 'premise it breaks', 'Var(q·k/√dₖ)', 'mean of q·k/√dₖ', 'does 1/√dₖ normalise?'],
@@ -182,6 +189,16 @@ export function mount(figure, { run }) {
         `At dₖ = ${last.dk} the engine measures Var(q·k) = ${fmt(last.variance, 4)} ${fmtInterval(last.varianceCI, 4)} ` +
         `against ${fmt(last.formulaVariance, 4)}, and a mean of ${fmt(last.mean, 3)} against ${fmt(last.formulaMean, 4)}.`;
       figure.done(r);
+      // the other departures at these sizes and seed, computed while the page is idle, and drawn
+      // ahead: their formulas typeset and their plots built, kept for when one is chosen. A
+      // departure is a new figure (a formula, two Plot builds: ~13 ms of drawing behind ~6 ms of
+      // sampling); chosen, it then comes back like one shown before.
+      ahead('breakingSweep', Object.keys(DEPARTURES).map((dep) => breakingRequest({ ...values, departure: dep })), (params, result) => {
+        const next = drawingOf({ ...values, ...params }, result);
+        keepTex(formula, next.d.tex, true);
+        keepTheory(left.plot, next.left);
+        keepTheory(right.plot, next.right);
+      });
     },
   };
 }

@@ -3,7 +3,8 @@
 // the engine's trainer in chunks; this module accumulates the streamed curves and draws them.
 import { CONTRAST } from '../experiments/training-ablation.js';
 import { SERIES_COLORS } from '../plots/style.js';
-import { showTrainingCurves, smooth } from '../plots/training-curves.js';
+import { keepTrainingCurves, showTrainingCurves, smooth } from '../plots/training-curves.js';
+import { whenIdle } from '../idle.js';
 import { fmt } from '../format.js';
 import { dataTable, el, fillTable, grid, liveSummary, panel, show } from '../readout.js';
 import './training-ablation.css';
@@ -101,26 +102,53 @@ export function mount(figure, { run, cancel }) {
     for (const n of VARIANTS) for (const m of METRICS) curves[n][m].push(...chunk.variants[n][m]);
     at = trained = chunk.step;
   };
-  // the curves shown: steps 1 … at
-  const shownCurves = () => (at === trained ? curves : Object.fromEntries(VARIANTS.map((n) =>
-    [n, Object.fromEntries(METRICS.map((m) => [m, curves[n][m].slice(0, at)]))])));
+  // the curves' steps 1 … upTo (those shown: upTo = at)
+  const curvesTo = (upTo) => (upTo === trained ? curves : Object.fromEntries(VARIANTS.map((n) =>
+    [n, Object.fromEntries(METRICS.map((m) => [m, curves[n][m].slice(0, upTo)]))])));
+  const shownCurves = () => curvesTo(at);
+
+  // The four plots as [panel, options] for the curves `shown` on a step axis of `steps`. Each is
+  // drawn at the room of this figure (plots/room.js), its lines moved in place on unchanged axes;
+  // while a run streams (keep), a log axis keeps its decades as long as the curves fit in them (the
+  // last run's axes ended where its curves did: a new run's first chunk fits them, and moves onto
+  // them without a build).
+  function plotsOf(shown, steps, keep) {
+    const series = (m) => VARIANTS.map((n) => ({ name: NAMES[n], values: shown[n][m] }));
+    const common = { steps, window: 10, width: 520, height: 240, yKeep: keep };
+    return [
+      [panels.loss, { ...common, series: series('loss'), yLabel: 'loss', yLog: true, yCover: [0.01, 10], yFloor: 1e-8 }],
+      [panels.accuracy, { ...common, series: series('accuracy'), yLabel: 'accuracy', yDomain: [0, 1] }],
+      [panels.entropy, { ...common, series: series('entropy'), yLabel: 'entropy (nats)',
+        yDomain: [0, Math.log(values.seqLen) * 1.15], ref: { name: `uniform: ln ${values.seqLen}`, y: Math.log(values.seqLen) } }],
+      [panels.gradNorm, { ...common, series: series('gradNorm'), yLabel: '‖∂L/∂s‖', yLog: true, yCover: [1e-4, 10], yFloor: 1e-12 }],
+    ];
+  }
+
+  // The steps control's stops next to the chosen one, drawn ahead once the run is over and the page
+  // idle, one plot at a time: a stop shown is a new step axis, four Plot builds (~20 ms, and a
+  // longer run's first chunk waited behind them). Up to a stop past the trained steps, the plots as
+  // trainTo draws them before its first chunk (the curves so far, decades kept); down to one, the
+  // prefix it shows.
+  let aheadTicket = 0;
+  function drawAhead() {
+    const ticket = ++aheadTicket, i = params.steps.values.indexOf(values.steps);
+    const stops = [params.steps.values[i + 1], params.steps.values[i - 1]].filter((s) => s !== undefined && trained > 0);
+    const jobs = stops.flatMap((s) => plotsOf(curvesTo(Math.min(s, trained)), s, s > trained));
+    figure.body.dataset.ahead = 'drawing';  // (then 'drawn': for the tests)
+    const next = () => whenIdle(() => {
+      if (ticket !== aheadTicket || running) return;
+      if (!jobs.length) { figure.body.dataset.ahead = 'drawn'; return; }
+      const [p, options] = jobs.shift();
+      keepTrainingCurves(p.plot, options);
+      next();
+    }, { timeout: 1000, fallback: 50 });
+    next();
+  }
 
   // plots: false leaves the curves drawn (a run about to stream its first chunk redraws them)
   function draw({ plots = true } = {}) {
     const shown = shownCurves();
-    const series = (m) => VARIANTS.map((n) => ({ name: NAMES[n], values: shown[n][m] }));
-    const steps = Math.max(values.steps, at);
-    const common = { steps, window: 10, width: 520, height: 240 };
-    // each drawn at the room of this figure (plots/room.js), its lines moved in place on unchanged
-    // axes; while a run streams, a log axis keeps its decades as long as the curves fit in them (the
-    // last run's axes ended where its curves did: a new run's first chunk fits them, and moves onto
-    // them without a build)
-    const curvesIn = (p, options) => plots && showTrainingCurves(p.plot, { ...common, yKeep: running, ...options });
-    curvesIn(panels.loss, { series: series('loss'), yLabel: 'loss', yLog: true, yCover: [0.01, 10], yFloor: 1e-8 });
-    curvesIn(panels.accuracy, { series: series('accuracy'), yLabel: 'accuracy', yDomain: [0, 1] });
-    curvesIn(panels.entropy, { series: series('entropy'), yLabel: 'entropy (nats)',
-      yDomain: [0, Math.log(values.seqLen) * 1.15], ref: { name: `uniform: ln ${values.seqLen}`, y: Math.log(values.seqLen) } });
-    curvesIn(panels.gradNorm, { series: series('gradNorm'), yLabel: '‖∂L/∂s‖', yLog: true, yCover: [1e-4, 10], yFloor: 1e-12 });
+    if (plots) for (const [p, options] of plotsOf(shown, Math.max(values.steps, at), running)) showTrainingCurves(p.plot, options);
     status.textContent = `step ${at} of ${values.steps}`;
     play.textContent = running ? 'Pause' : 'Play';
     play.title = running ? 'Stop training here (Play continues)' : 'Train up to the chosen number of steps';
@@ -163,6 +191,7 @@ export function mount(figure, { run, cancel }) {
       at = to;
       draw();
       figure.done();
+      drawAhead();
       return true;
     }
     running = true;
@@ -196,6 +225,7 @@ export function mount(figure, { run, cancel }) {
     append(r);
     draw();
     figure.done();
+    drawAhead();
     return r !== null;
   }
 
