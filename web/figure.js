@@ -114,33 +114,49 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
     client.cancel(ch);
   };
   // Results computed ahead (ctx.ahead): the requests a step expects next (breaking-assumptions'
-  // other departures at the same sizes and seed), each run in the worker once the page is idle and
-  // the figure drawn, one at a time on a channel of their own, and each then handed to the step's
-  // prepare(params, result) in idle time (to draw ahead what it can). The figure's request among
-  // them is answered from its result, as from the last one: a choice the reader has not made yet
-  // costs a draw, not a round trip to the worker and the run behind it.
+  // other departures at the same sizes and seed), run in the worker on a channel of their own, one
+  // at a time, each started in idle time while the figure is drawn; each result is then handed,
+  // also in idle time, to the step's prepare(params, result), which draws ahead what it can (again
+  // after the figure's room changed). The figure's request among them is answered from its result,
+  // as from the last one: a choice the reader has not made yet costs a draw, not a round trip to
+  // the worker and the run behind it. A request of the reader's to the engine stops the run in
+  // flight (and Stop, or the figure's end, all of them).
   const aheadChannel = `${channel}/ahead`;
-  let ahead = new Map();  // key → { name, params, result?, ms? }: the list the step last gave
-  let aheadTicket = 0, aheadBusy = false, fromAhead = null;
-  const stopAhead = () => { aheadTicket++; if (aheadBusy) client.cancel(aheadChannel, { ahead: true }); };
-  const idle = (ticket, fn) => whenIdle(() => {
-    if (ticket === aheadTicket && fig.dataset.state === 'ready') fn();
-  }, { timeout: 1000, fallback: 50 });
-  const computeAhead = (ticket, prepare) => idle(ticket, async () => {
-    const next = [...ahead.values()].find((a) => !('result' in a));
-    if (!next) return;
-    aheadBusy = true;
-    const result = await client.run(next.name, next.params,
-      { channel: aheadChannel, worker: true, ahead: true, onTiming: (ms) => { next.ms = ms; } }).catch(() => null);
-    aheadBusy = false;
-    if (ticket !== aheadTicket || result === null) return;
-    next.result = result;
-    idle(ticket, () => {
-      prepare?.(next.params, result);
-      performance.mark('attnlab:ahead', { detail: channel });  // (for DevTools and the tests)
-      computeAhead(ticket, prepare);
-    });
-  });
+  let ahead = new Map();  // key → { key, name, params, result?, ms?, prepared? }: the list last given
+  let aheadPrepare = null, aheadRun = null, aheadTicket = 0, fromAhead = null;
+  const stopAhead = () => {
+    ahead = new Map();
+    aheadTicket++;
+    if (aheadRun) client.cancel(aheadChannel, { ahead: true });
+  };
+  // one step at a time: a result not yet prepared (at this room) is prepared, else the next request
+  // is run; a list given meanwhile is the one the next step works on
+  const workAhead = () => {
+    const ticket = aheadTicket;
+    whenIdle(async () => {
+      if (ticket !== aheadTicket || aheadRun || fig.dataset.state !== 'ready') return;
+      const entries = [...ahead.values()];
+      const unprepared = entries.find((a) => 'result' in a && a.prepared !== figure.layout);
+      if (unprepared) {
+        unprepared.prepared = figure.layout;
+        aheadPrepare?.(unprepared.params, unprepared.result);
+        performance.mark('attnlab:ahead', { detail: channel });  // (for DevTools and the tests)
+        workAhead();
+        return;
+      }
+      const next = entries.find((a) => !('result' in a));
+      if (!next) return;
+      const run = aheadRun = { key: next.key };
+      let ms;
+      const result = await client.run(next.name, next.params,
+        { channel: aheadChannel, worker: true, ahead: true, onTiming: (t) => { ms = t; } }).catch(() => null);
+      if (aheadRun === run) aheadRun = null;
+      // (a result depends on its request only: it is kept if the list given since still has it)
+      const entry = ahead.get(run.key);
+      if (result !== null && entry && !('result' in entry)) Object.assign(entry, { result, ms });
+      workAhead();
+    }, { timeout: 1000, fallback: 50 });
+  };
 
   const ctx = {
     // a step may run side jobs on channels of its own: they are named within this figure's.
@@ -156,7 +172,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
         if (pending.has(ch)) drop(ch);  // an older request must not draw over this
         return Promise.resolve(last.get(ch).result);
       }
-      if (ch === channel && aheadBusy) client.cancel(aheadChannel, { ahead: true });  // the worker is the reader's
+      if (ch === channel && aheadRun) client.cancel(aheadChannel, { ahead: true });  // the worker is the reader's
       // an older request still out draws nothing: the worker supersedes it, but an answer computed
       // on the page's engine (engine-client.js) comes before it
       const request = { dropped: false };
@@ -182,16 +198,18 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
     },
     cancel: () => drop(channel),  // the run in flight stops, and an answer on its way draws nothing
     // ahead(name, list, prepare): the requests (params of `name`) to compute ahead, replacing the
-    // last list; those computed already, and the figure's last request, are kept
+    // last list; those computed already are kept, and the figure's last request (drawn) is one
     ahead: (name, list, prepare) => {
-      const next = new Map();
+      const next = new Map(), shown = last.get(channel);
       for (const params of list) {
-        const key = `${name} ${JSON.stringify(params)}`;
-        const known = ahead.get(key) ?? (last.get(channel)?.key === key ? { result: last.get(channel).result } : {});
-        next.set(key, { ...known, name, params });
+        const key = `${name} ${JSON.stringify(params)}`, old = ahead.get(key);
+        const known = old && 'result' in old ? old : shown?.key === key ? { result: shown.result, prepared: figure.layout } : {};
+        next.set(key, { ...known, key, name, params });
       }
       ahead = next;
-      computeAhead(++aheadTicket, prepare);
+      aheadPrepare = prepare;
+      aheadTicket++;
+      workAhead();
     },
   };
 
@@ -212,7 +230,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
     try {
       await view.update(current);
       if (id === updates && !engineRan) timing.textContent = fromAhead?.ms !== undefined
-        ? `Computed ahead in ${fmtMs(fromAhead.ms)} ms by the engine, while the page was idle.`
+        ? `Computed ahead in ${fmtMs(fromAhead.ms)} ms by the engine, before it was chosen.`
         : 'Redrawn from results already computed: the engine did not run.';
     } catch (err) {
       hideBusy();

@@ -186,7 +186,7 @@ describe('drawn ahead', () => {
       await waitForUpdates(page, id, updates);
       expect(await Promise.all(['attnlab:posted', 'attnlab:plot', 'attnlab:typeset'].map(count)), departure).toEqual(before);
       expect(await page.$eval(`#${id} figure.live > p.timing`, (p) => p.textContent))
-        .toMatch(/^Computed ahead in [\d.]+ ms by the engine, while the page was idle\.$/);
+        .toMatch(/^Computed ahead in [\d.]+ ms by the engine, before it was chosen\.$/);
       await page.waitForFunction((d) => new URLSearchParams(location.search).get('departure') === d, departure);
       await fresh.page.goto(await page.evaluate(() => location.href));
       await waitForUpdates(fresh.page, id, 1);
@@ -195,6 +195,32 @@ describe('drawn ahead', () => {
     expect(errors).toEqual([]);
     expect(fresh.errors).toEqual([]);
     await fresh.close();
+    await close();
+  });
+
+  it('breaking-assumptions: a departure chosen before it was computed ahead is computed once, by its own request, and not again ahead', async () => {
+    // (20,000 pairs: each departure's run takes long enough that layernorm, the last one ahead,
+    // is chosen before its turn; the list given after that draw must keep its drawn result rather
+    // than run it again ahead, and the others are computed and drawn ahead once each)
+    const id = 'breaking-assumptions';
+    const { page, errors, close } = await h.open(`?step=${id}&count=20000`);
+    await waitForUpdates(page, id, 1);
+    const count = (name) => page.evaluate((n) => performance.getEntriesByName(n).length, name);
+    expect(await count('attnlab:ahead')).toBe(0);
+    await page.locator(`#${id} [data-param="departure"]`).selectOption('layernorm');
+    await waitForUpdates(page, id, 2);
+    expect(await page.$eval(`#${id} figure.live > p.timing`, (p) => p.textContent)).toMatch(/^Computed in [\d.]+ ms by the engine\.$/);
+    // rho and Student-t, then nothing more (mean was drawn, layernorm is drawn)
+    await page.waitForFunction(() => performance.getEntriesByName('attnlab:ahead').length >= 2, null, { timeout: 30000 });
+    await page.waitForTimeout(1500);
+    expect(await count('attnlab:ahead')).toBe(2);
+    for (const [departure, updates] of [['rho', 3], ['student-t', 4], ['mean', 5]]) {
+      const posted = await count('attnlab:posted');
+      await page.locator(`#${id} [data-param="departure"]`).selectOption(departure);
+      await waitForUpdates(page, id, updates);
+      expect(await count('attnlab:posted'), departure).toBe(posted);
+    }
+    expect(errors).toEqual([]);
     await close();
   });
 

@@ -225,17 +225,18 @@ export function mount(figure, { run, cancel }) {
     append(r);
     draw();
     figure.done();
-    drawAhead();
+    if (r !== null) drawAhead();  // (not after Stop: the reader asked for the work to end)
     return r !== null;
   }
 
   play.addEventListener('click', () => {
-    if (running) { running = false; pending++; cancel(); draw(); figure.done(); }
+    if (running) { running = false; pending++; aheadTicket++; cancel(); draw(); figure.done(); }
     else trainTo(Math.max(values.steps, at < values.steps ? values.steps : at + STEP_BY));
   });
   step.addEventListener('click', () => trainTo(at + STEP_BY));
   reset.addEventListener('click', () => {
     if (running) { pending++; cancel(); running = false; }
+    aheadTicket++;  // (the plots being drawn ahead were for the curves reset drops)
     curves = empty(); at = trained = 0;
     draw();
     figure.done();
