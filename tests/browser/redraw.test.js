@@ -22,6 +22,12 @@ const snapshot = async (page, id) => (await frames(page), page.$eval(`#${id} .fi
   return `${e.tagName} ${attrs.join(' ')} ${text}`;
 })));
 
+// The training figure drawn, the report at small and large d_k included (another channel).
+const settled = (p) => p.waitForFunction(() => {
+  const f = document.querySelector('#training-ablation figure.live');
+  return f?.dataset.state === 'ready' && /lowest/.test(f.querySelector('.training-contrast')?.textContent ?? '');
+}, null, { timeout: 90000 });
+
 // control, value: a number field's value, a select's option or a slider's stop index
 const CASES = {
   'setup': [['seed', '2'], ['key', '3'], ['seed', '5']],
@@ -228,10 +234,6 @@ describe('drawn ahead', () => {
     // (the stops next to the chosen one are drawn once a run is over and the page idle: a stop is
     // a new step axis, four plots; a longer run builds nothing before its first chunk)
     const id = 'training-ablation';
-    const settled = (p) => p.waitForFunction((s) => {
-      const f = document.querySelector(`#${s} figure.live`);
-      return f?.dataset.state === 'ready' && /lowest/.test(f.querySelector('.training-contrast')?.textContent ?? '');
-    }, id, { timeout: 90000 });
     const { page, errors, close } = await h.open(`?step=${id}`);
     const fresh = await h.open();
     await settled(page);
@@ -273,10 +275,6 @@ describe('training curves redrawn in place', () => {
     // and a new run's lines are moved; the report at small and large d_k, another channel, is
     // waited for in both pages)
     const ID = 'training-ablation';
-    const settled = (p) => p.waitForFunction((id) => {
-      const f = document.querySelector(`#${id} figure.live`);
-      return f?.dataset.state === 'ready' && /lowest/.test(f.querySelector('.training-contrast')?.textContent ?? '');
-    }, ID, { timeout: 90000 });
     const { page, errors, close } = await h.open(`?step=${ID}`);
     const fresh = await h.open();
     await settled(page);
