@@ -86,7 +86,9 @@ export function connectEngine({ start = startWorker, onRestart, local: loadLocal
   }
   spawn();
 
-  const post = (channel, name, params, handlers = {}, key = sizes(name, params), mark = 'attnlab:posted') => {
+  // (a run or cancel no reader asked for yet, figure.js ahead, is marked apart from the others)
+  const markOf = (ahead) => (ahead ? 'attnlab:posted-ahead' : 'attnlab:posted');
+  const post = (channel, name, params, handlers = {}, key = sizes(name, params), mark = markOf(false)) => {
     if (down) return Promise.reject(down);
     const id = nextId++;
     return new Promise((resolve, reject) => {
@@ -98,7 +100,7 @@ export function connectEngine({ start = startWorker, onRestart, local: loadLocal
   // A cancel asks for nothing back: if the engine restarted or is down, there is nothing left to
   // stop, and its promise says so without a rejection no one would handle.
   const cancel = (channel, { ahead = false } = {}) =>
-    post(channel, 'cancel', null, {}, undefined, ahead ? 'attnlab:posted-ahead' : undefined).catch(() => null);
+    post(channel, 'cancel', null, {}, undefined, markOf(ahead)).catch(() => null);
   // A light request on the page's engine: run to its end at once (a light run reports no progress
   // worth showing). A trap inside its wasm retires the page's engine: the worker takes every run.
   function runLocal(channel, name, params, onTiming, key) {
@@ -132,7 +134,7 @@ export function connectEngine({ start = startWorker, onRestart, local: loadLocal
       const key = given ? `${name} ${JSON.stringify(given)}` : sizes(name, params);  // (one JSON a request)
       return !inWorker && local && !down && costs.get(key) < LIGHT_MS && local.experiments[name]
         ? runLocal(channel, name, params, onTiming, key)
-        : post(channel, name, params, { onProgress, onTiming }, key, ahead ? 'attnlab:posted-ahead' : undefined);
+        : post(channel, name, params, { onProgress, onTiming }, key, markOf(ahead));
     },
     cancel,
   };

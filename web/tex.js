@@ -149,7 +149,7 @@ export function setTex(el, tex, display = false) {
   if (!display || room >= FLOW_ROOM) { delete el.dataset.flow; return setTexAs(el, tex, display); }
   const decided = flowsGrouped.get(el) ?? new Map();
   flowsGrouped.set(el, decided);
-  const key = `${room} ${shapeOf(tex)}`;
+  const key = flowKey(room, tex);
   if (!decided.has(key)) {
     setTexAs(el, flowTex(tex, true), false);
     decided.set(key, el.scrollWidth <= el.clientWidth + 1);
@@ -160,6 +160,15 @@ export function setTex(el, tex, display = false) {
 }
 
 const shapeOf = (tex) => tex.replace(SIGN, '{±}').replace(NUMBER, '#');
+const flowKey = (room, tex) => `${room} ${shapeOf(tex)}`;  // flowsGrouped's: a shape in a room
+const shapeKey = (tex, display) => `${display ? 'D' : 'T'}${shapeOf(tex)}`;
+
+// Files a shape's nodes with el's recent ones (drawn's `recent`), the least recent beyond RECENT out.
+function fileRecent(recent, shape, entry) {
+  recent.delete(shape);
+  recent.set(shape, entry);
+  if (recent.size > RECENT) recent.delete(recent.keys().next().value);
+}
 
 // Typesets ahead a formula that el is expected to show next (another departure's, computed ahead:
 // web/figure.js): its nodes join el's recent shapes with their numbers located, so setTex brings
@@ -170,31 +179,29 @@ export function keepTex(el, tex, display = false) {
   if (display) {
     const room = roomOf(el);
     if (room < FLOW_ROOM) {
-      const grouped = flowsGrouped.get(el)?.get(`${room} ${shapeOf(tex)}`);
+      const grouped = flowsGrouped.get(el)?.get(flowKey(room, tex));
       if (grouped === undefined) return;
       [t, d] = [flowTex(tex, grouped), false];
     }
   }
-  const last = drawn.get(el), shape = `${d ? 'D' : 'T'}${shapeOf(t)}`;
+  const last = drawn.get(el), shape = shapeKey(t, d);
   if (!last || last.shape === shape || last.recent.has(shape)) return;
   const div = typeset(t, d, 'attnlab:typeset-ahead');
-  last.recent.set(shape, { nodes: [...div.childNodes], slots: findSlots(div, t, d, 'attnlab:typeset-ahead'), probed: true });
-  if (last.recent.size > RECENT) last.recent.delete(last.recent.keys().next().value);
+  fileRecent(last.recent, shape, { nodes: [...div.childNodes], slots: findSlots(div, t, d, 'attnlab:typeset-ahead'), probed: true });
 }
 
 function setTexAs(el, tex, display) {
   const key = `${display ? 'D' : 'T'}${tex}`;
   const last = drawn.get(el);
   if (last?.key === key) return el;
-  const shape = `${display ? 'D' : 'T'}${shapeOf(tex)}`;
+  const shape = shapeKey(tex, display);
   const recent = last?.recent ?? new Map();
   let now = last;  // what el shows: { shape, slots, probed }
   if (last && last.shape !== shape) {
     // the shown shape is filed away, and the new one comes back from the recent ones or is typeset
     const back = recent.get(shape);
     recent.delete(shape);
-    recent.set(last.shape, { nodes: [...el.childNodes], slots: last.slots, probed: last.probed });
-    if (recent.size > RECENT) recent.delete(recent.keys().next().value);
+    fileRecent(recent, last.shape, { nodes: [...el.childNodes], slots: last.slots, probed: last.probed });
     if (!back) {
       el.replaceChildren(...typeset(tex, display).childNodes);
       drawn.set(el, { key, shape, slots: null, probed: false, recent });

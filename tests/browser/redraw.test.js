@@ -177,20 +177,22 @@ describe('redraws keep their nodes', () => {
 // same sizes and seed are computed in the worker while the page is idle, and drawn ahead (web/figure.js
 // ahead): choosing one then asks the worker nothing and builds nothing, and shows what a fresh page
 // draws for its URL.
+// How many performance marks of this name the page has left (attnlab:posted, attnlab:plot, …).
+const marks = (page, name) => page.evaluate((n) => performance.getEntriesByName(n).length, name);
+
 describe('drawn ahead', () => {
   it('breaking-assumptions: another departure, computed and drawn while the page was idle, is drawn with no request, no Plot build and no typeset, as a fresh page draws it', async () => {
     const id = 'breaking-assumptions';
     const { page, errors, close } = await h.open(`?step=${id}`);
     const fresh = await h.open();
     await waitForUpdates(page, id, 1);
-    const count = (name) => page.evaluate((n) => performance.getEntriesByName(n).length, name);
     await page.waitForFunction(() => performance.getEntriesByName('attnlab:ahead').length >= 3, null, { timeout: 20000 });
-    expect(await count('attnlab:posted-ahead')).toBeGreaterThanOrEqual(3);
+    expect(await marks(page, 'attnlab:posted-ahead')).toBeGreaterThanOrEqual(3);
     for (const [departure, updates] of [['student-t', 2], ['layernorm', 3], ['rho', 4]]) {
-      const before = await Promise.all(['attnlab:posted', 'attnlab:plot', 'attnlab:typeset'].map(count));
+      const before = await Promise.all(['attnlab:posted', 'attnlab:plot', 'attnlab:typeset'].map((n) => marks(page, n)));
       await page.locator(`#${id} [data-param="departure"]`).selectOption(departure);
       await waitForUpdates(page, id, updates);
-      expect(await Promise.all(['attnlab:posted', 'attnlab:plot', 'attnlab:typeset'].map(count)), departure).toEqual(before);
+      expect(await Promise.all(['attnlab:posted', 'attnlab:plot', 'attnlab:typeset'].map((n) => marks(page, n))), departure).toEqual(before);
       expect(await page.$eval(`#${id} figure.live > p.timing`, (p) => p.textContent))
         .toMatch(/^Computed ahead in [\d.]+ ms by the engine, before it was chosen\.$/);
       await page.waitForFunction((d) => new URLSearchParams(location.search).get('departure') === d, departure);
@@ -211,20 +213,19 @@ describe('drawn ahead', () => {
     const id = 'breaking-assumptions';
     const { page, errors, close } = await h.open(`?step=${id}&count=20000`);
     await waitForUpdates(page, id, 1);
-    const count = (name) => page.evaluate((n) => performance.getEntriesByName(n).length, name);
-    expect(await count('attnlab:ahead')).toBe(0);
+    expect(await marks(page, 'attnlab:ahead')).toBe(0);
     await page.locator(`#${id} [data-param="departure"]`).selectOption('layernorm');
     await waitForUpdates(page, id, 2);
     expect(await page.$eval(`#${id} figure.live > p.timing`, (p) => p.textContent)).toMatch(/^Computed in [\d.]+ ms by the engine\.$/);
     // rho and Student-t, then nothing more (mean was drawn, layernorm is drawn)
     await page.waitForFunction(() => performance.getEntriesByName('attnlab:ahead').length >= 2, null, { timeout: 30000 });
     await page.waitForTimeout(1500);
-    expect(await count('attnlab:ahead')).toBe(2);
+    expect(await marks(page, 'attnlab:ahead')).toBe(2);
     for (const [departure, updates] of [['rho', 3], ['student-t', 4], ['mean', 5]]) {
-      const posted = await count('attnlab:posted');
+      const posted = await marks(page, 'attnlab:posted');
       await page.locator(`#${id} [data-param="departure"]`).selectOption(departure);
       await waitForUpdates(page, id, updates);
-      expect(await count('attnlab:posted'), departure).toBe(posted);
+      expect(await marks(page, 'attnlab:posted'), departure).toBe(posted);
     }
     expect(errors).toEqual([]);
     await close();
@@ -237,11 +238,10 @@ describe('drawn ahead', () => {
     const { page, errors, close } = await h.open(`?step=${id}`);
     const fresh = await h.open();
     await settled(page);
-    const marks = (name) => page.evaluate((n) => performance.getEntriesByName(n).length, name);
     // [stop index, its steps]: 200 (a prefix), 300 (a prefix again), 500 (200 steps more to train)
     for (const [stop, steps] of [['1', '200'], ['2', '300'], ['3', '500']]) {
       await page.waitForFunction((s) => document.querySelector(`#${s} .figure-body`).dataset.ahead === 'drawn', id);
-      const before = await marks('attnlab:plot');
+      const before = await marks(page, 'attnlab:plot');
       await page.evaluate((s) => {  // the plots built when the change is first drawn
         const fig = document.querySelector(`#${s} figure.live`), n = [fig.dataset.streamed, fig.dataset.updates];
         window.firstDraw = null;

@@ -132,7 +132,7 @@ export function mount(figure, { run, cancel }) {
   let aheadTicket = 0;
   function drawAhead() {
     const ticket = ++aheadTicket, i = params.steps.values.indexOf(values.steps);
-    const stops = [params.steps.values[i + 1], params.steps.values[i - 1]].filter((s) => s !== undefined && trained > 0);
+    const stops = trained ? [params.steps.values[i + 1], params.steps.values[i - 1]].filter((s) => s !== undefined) : [];
     const jobs = stops.flatMap((s) => plotsOf(curvesTo(Math.min(s, trained)), s, s > trained));
     figure.body.dataset.ahead = 'drawing';  // (then 'drawn': for the tests)
     const next = () => whenIdle(() => {
