@@ -114,15 +114,18 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
     client.cancel(ch);
   };
   // Results computed ahead (ctx.ahead): the requests a step expects next (breaking-assumptions'
-  // other departures at the same sizes and seed), run in the worker on a channel of their own, one
-  // at a time, each started in idle time while the figure is drawn; each result is then handed,
-  // also in idle time, to the step's prepare(params, result), which draws ahead what it can (again
-  // after the figure's room changed). The figure's request among them is answered from its result,
-  // as from the last one: a choice the reader has not made yet costs a draw, not a round trip to
-  // the worker and the run behind it. A request of the reader's to the engine stops the run in
-  // flight (and Stop, or the figure's end, all of them).
+  // other departures at the same sizes and seed; a neighbouring n), run in the worker on a channel
+  // of their own, one at a time, each started in idle time while the figure is drawn; each result
+  // is then handed, also in idle time, to the step's prepare(request, result), which draws ahead
+  // what it can (again after the figure's room changed). A request of the figure's among them, on
+  // its channel or a side one, is answered from its result, as from the last one: a choice the
+  // reader has not made yet costs a draw, not a round trip to the worker and the run behind it. A
+  // request of the reader's to the engine stops the run in flight (and Stop, or the figure's end,
+  // all of them).
   const aheadChannel = `${channel}/ahead`;
-  let ahead = new Map();  // key → { key, name, params, result?, ms?, prepared? }: the list last given
+  const channelOf = (side) => (side ? `${channel}/${side}` : channel);
+  const keyOf = (name, params) => `${name} ${JSON.stringify(params)}`;  // a request, on its channel
+  let ahead = new Map();  // key → { key, request, result?, ms?, prepared? }: the list last given
   let aheadPrepare = null, aheadRun = null, aheadTicket = 0, fromAhead = null;
   const stopAhead = () => {
     ahead = new Map();
@@ -139,7 +142,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
       const unprepared = entries.find((a) => 'result' in a && a.prepared !== figure.layout);
       if (unprepared) {
         unprepared.prepared = figure.layout;
-        aheadPrepare?.(unprepared.params, unprepared.result);
+        aheadPrepare?.(unprepared.request, unprepared.result);
         performance.mark('attnlab:ahead', { detail: channel });  // (for DevTools and the tests)
         workAhead();
         return;
@@ -148,7 +151,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
       if (!next) return;
       const run = aheadRun = { key: next.key };
       let ms;
-      const result = await client.run(next.name, next.params,
+      const result = await client.run(next.request.name, next.request.params,
         { channel: aheadChannel, worker: true, ahead: true, onTiming: (t) => { ms = t; } }).catch(() => null);
       if (aheadRun === run) aheadRun = null;
       // (a result depends on its request only: it is kept if the list given since still has it)
@@ -163,16 +166,16 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
     // cache: false for a run whose answer depends on more than its parameters (a streamed
     // training run continues the worker's trainer: after a reset, the same request must train again)
     run: (name, params, opts = {}) => {
-      const ch = opts.channel ? `${channel}/${opts.channel}` : channel;
+      const ch = channelOf(opts.channel);
       if (opts.channel) sideChannels.add(ch);
-      const key = `${name} ${JSON.stringify(params)}`, cache = opts.cache !== false;
-      const early = ch === channel && cache && last.get(ch)?.key !== key ? ahead.get(key) : undefined;
+      const key = keyOf(name, params), cache = opts.cache !== false;
+      const early = cache && last.get(ch)?.key !== key ? ahead.get(`${ch} ${key}`) : undefined;
       if (early && 'result' in early) { last.set(ch, { key, result: early.result }); fromAhead = early; }
       if (cache && last.get(ch)?.key === key) {
         if (pending.has(ch)) drop(ch);  // an older request must not draw over this
         return Promise.resolve(last.get(ch).result);
       }
-      if (ch === channel && aheadRun) client.cancel(aheadChannel, { ahead: true });  // the worker is the reader's
+      if (aheadRun) client.cancel(aheadChannel, { ahead: true });  // the worker is the reader's
       // an older request still out draws nothing: the worker supersedes it, but an answer computed
       // on the page's engine (engine-client.js) comes before it
       const request = { dropped: false };
@@ -197,14 +200,16 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
       });
     },
     cancel: () => drop(channel),  // the run in flight stops, and an answer on its way draws nothing
-    // ahead(name, list, prepare): the requests (params of `name`) to compute ahead, replacing the
-    // last list; those computed already are kept, and the figure's last request (drawn) is one
-    ahead: (name, list, prepare) => {
-      const next = new Map(), shown = last.get(channel);
-      for (const params of list) {
-        const key = `${name} ${JSON.stringify(params)}`, old = ahead.get(key);
+    // ahead(requests, prepare): the requests ({ name, params, channel?, …: what prepare needs
+    // besides }) to compute ahead, replacing the last list; those computed already are kept, and
+    // the figure's last request on a channel (drawn) is one
+    ahead: (requests, prepare) => {
+      const next = new Map();
+      for (const request of requests) {
+        const { name, params } = request, ch = channelOf(request.channel);
+        const key = keyOf(name, params), old = ahead.get(`${ch} ${key}`), shown = last.get(ch);
         const known = old && 'result' in old ? old : shown?.key === key ? { result: shown.result, prepared: figure.layout } : {};
-        next.set(key, { ...known, key, name, params });
+        next.set(`${ch} ${key}`, { ...known, key: `${ch} ${key}`, request });
       }
       ahead = next;
       aheadPrepare = prepare;

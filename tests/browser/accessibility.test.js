@@ -41,4 +41,17 @@ describe('accessibility', () => {
       await close();
     }, 240000);
   }
+
+  it('a live formula\'s MathML, which layout skips (style.css), is still what a screen reader reads: math with the engine\'s numbers', async () => {
+    const { page, errors, close } = await h.open('?step=dot-variance');
+    await page.waitForFunction(() => document.querySelector('#dot-variance figure.live')?.dataset.state === 'ready', null, { timeout: 30000 });
+    const formula = page.locator('#dot-variance figure.live .live-formula');
+    expect(await formula.locator('.katex-mathml').evaluate((e) => getComputedStyle(e).contentVisibility)).toBe('auto');
+    // the measured variance, as the figure's table gives it, read in the formula's math
+    const measured = await page.$eval('#dot-variance figure.live table.readout', (t) =>
+      [...t.rows].find((r) => r.cells[0].textContent === 'variance').cells[1].textContent);
+    expect(await formula.ariaSnapshot()).toMatch(new RegExp(`^- math: Var .*= 64 → measured ${measured.replace('.', '\\.')} ,`));
+    expect(errors).toEqual([]);
+    await close();
+  });
 });

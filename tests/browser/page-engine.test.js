@@ -60,7 +60,9 @@ describe('the page engine', () => {
     await waitForUpdates(page, 'dot-variance', 1);
     await page.waitForFunction(() => performance.getEntriesByName('attnlab:page-engine').length > 0, null, { timeout: 30000 });
     const before = await posted(page);
-    await setSeed(page, 'dot-variance', 2);
+    // (seed 7, not 2: the seeds next to the one shown are computed ahead in the worker, and one of
+    // them would be answered without a request)
+    await setSeed(page, 'dot-variance', 7);
     expect(await posted(page)).toBeGreaterThan(before);
     expect(errors).toEqual([]);
     await close();

@@ -267,6 +267,60 @@ describe('drawn ahead', () => {
     await fresh.close();
     await close();
   }, 180000);
+
+  // [step, requests computed ahead at the defaults, at the first n above them: n one stop either
+  // way and, in the softmax steps, the seed one either way, each a sweep and a query]
+  const NEARBY = [['full-attention', 2, 2], ['softmax-saturation', 8, 8], ['vanishing-gradients', 8, 8], ['scaling-choices', 8, 8]];
+  for (const [id, first, next] of NEARBY) {
+    it(`${id}: n one stop up, computed and drawn while the page was idle, is drawn with no request, no Plot build and no typeset, as a fresh page draws it${next === 8 ? '; so is the seed one up' : ''}`, async () => {
+      const { page, errors, close } = await h.open(`?step=${id}`);
+      const fresh = await h.open();
+      await waitForUpdates(page, id, 1);
+      await page.waitForFunction((k) => performance.getEntriesByName('attnlab:ahead').length >= k, first, { timeout: 30000 });
+      const counts = () => Promise.all(['attnlab:posted', 'attnlab:plot', 'attnlab:typeset'].map((n) => marks(page, n)));
+      const before = await counts();
+      await page.locator(`#${id} [data-param="n"]`).evaluate((e) => { e.value = String(+e.value + 1); e.dispatchEvent(new Event('input', { bubbles: true })); });
+      await waitForUpdates(page, id, 2);
+      expect(await counts()).toEqual(before);
+      expect(await page.$eval(`#${id} figure.live > p.timing`, (p) => p.textContent))
+        .toMatch(/^Computed ahead in [\d.]+ ms by the engine, before it was chosen\.$/);
+      await page.waitForFunction((s) => new URLSearchParams(location.search).has('n'), id);
+      await fresh.page.goto(await page.evaluate(() => location.href));
+      await waitForUpdates(fresh.page, id, 1);
+      expect(await snapshot(page, id)).toEqual(await snapshot(fresh.page, id));
+      if (id !== 'full-attention') {
+        await page.waitForFunction((k) => performance.getEntriesByName('attnlab:ahead').length >= k, first + next, { timeout: 30000 });
+        const posted = await marks(page, 'attnlab:posted');
+        await page.locator(`#${id} [data-param="seed"]`).evaluate((e) => { e.value = String(+e.value + 1); e.dispatchEvent(new Event('change', { bubbles: true })); });
+        await waitForUpdates(page, id, 3);
+        expect(await marks(page, 'attnlab:posted')).toBe(posted);
+      }
+      expect(errors).toEqual([]);
+      expect(fresh.errors).toEqual([]);
+      await fresh.close();
+      await close();
+    }, 90000);
+  }
+
+  it('dot-variance: the seed one up, its histograms and its sweep computed while the page was idle, is drawn with no request, as a fresh page draws it', async () => {
+    const id = 'dot-variance';
+    const { page, errors, close } = await h.open(`?step=${id}`);
+    const fresh = await h.open();
+    await waitForUpdates(page, id, 1);
+    await page.waitForFunction(() => performance.getEntriesByName('attnlab:ahead').length >= 4, null, { timeout: 30000 });
+    const posted = await marks(page, 'attnlab:posted');
+    await page.locator(`#${id} [data-param="seed"]`).evaluate((e) => { e.value = '2'; e.dispatchEvent(new Event('change', { bubbles: true })); });
+    await waitForUpdates(page, id, 2);
+    expect(await marks(page, 'attnlab:posted')).toBe(posted);
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('seed') === '2');
+    await fresh.page.goto(await page.evaluate(() => location.href));
+    await waitForUpdates(fresh.page, id, 1);
+    expect(await snapshot(page, id)).toEqual(await snapshot(fresh.page, id));
+    expect(errors).toEqual([]);
+    expect(fresh.errors).toEqual([]);
+    await fresh.close();
+    await close();
+  }, 90000);
 });
 
 describe('training curves redrawn in place', () => {

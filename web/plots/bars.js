@@ -2,7 +2,7 @@
 // scaled). Pure: data in, SVG node out.
 //   categories: ['k₁', 'k₂', …];  series: [{ name, values: [...] }] with values per category
 import * as Plot from '@observablehq/plot';
-import { chart, recentNodes, setIf, showMoved } from '../morph.js';
+import { chart, keepMoved, recentNodes, setIf, showMoved } from '../morph.js';
 import { SERIES_COLORS, columnTicks, fitWidth, plot } from './style.js';
 
 const MARGIN_LEFT = 48;
@@ -49,18 +49,21 @@ export function barsPlot({ categories, series, yLabel = 'weight', yDomain = [0, 
 // Bars of another layout that the container showed lately (a reader moving n back) come back,
 // their bars moved; only a layout not seen lately is a Plot build.
 const drawn = new WeakMap();  // container → what showMoved drew (morph.js); scales: the plot's y scale
-const takeBack = recentNodes();  // layouts the container showed lately
+const takeBack = recentNodes(6);  // layouts the container showed lately, or was given ahead
 
-export function showBars(container, { ariaLabel, ...options }, ...after) {
-  showMoved(container, drawn, {
-    key: JSON.stringify({ ...options, ariaLabel }), width: options.width ?? WIDTH,
-    layout: JSON.stringify({ ...options, series: options.series.map((x) => [x.name, x.values.length]) }),
-    move: (node, y) => moveBars(chart(node), y, options, ariaLabel),
-    build: () => barsPlot({ ...options, ariaLabel }),
-    scalesOf: (node) => node.scale('y'),
-    takeBack,
-  }, ...after);
-}
+const moved = ({ ariaLabel, ...options }) => ({
+  key: JSON.stringify({ ...options, ariaLabel }), width: options.width ?? WIDTH,
+  layout: JSON.stringify({ ...options, series: options.series.map((x) => [x.name, x.values.length]) }),
+  move: (node, y) => moveBars(chart(node), y, options, ariaLabel),
+  build: () => barsPlot({ ...options, ariaLabel }),
+  scalesOf: (node) => node.scale('y'),
+  takeBack,
+});
+
+export const showBars = (container, options, ...after) => { showMoved(container, drawn, moved(options), ...after); };
+// the bars of options built ahead for container (a neighbouring n's), kept for when showBars asks
+// for them (morph.js keepMoved)
+export const keepBars = (container, options) => keepMoved(container, drawn, moved(options));
 
 // Sets each bar's top and height for the new values; false, touching nothing, if the bars drawn
 // are not one rect per category and series (series by series, as barsPlot's rows).

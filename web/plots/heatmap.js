@@ -7,6 +7,7 @@
 // style work for a change of n fell from ~7 to ~2.5 ms (docs/PERFORMANCE-LOG.md).
 import * as Plot from '@observablehq/plot';
 import { recentNodes, setIf, showPatched } from '../morph.js';
+import { drawIn } from './room.js';
 import { columnTicks, niceCeil, plot, rowTicks } from './style.js';
 
 export { niceCeil };
@@ -212,7 +213,7 @@ export function updateHeatmap(node, options) {
 // A heatmap of another layout that the container showed lately (a reader moving n back) comes
 // back recoloured (updateHeatmap): for 32×32 cells ~3 ms where a Plot build takes ~10.
 // Returns the heatmap in the page.
-const takeBack = recentNodes();  // container → heatmaps of other layouts it showed lately
+const takeBack = recentNodes(6);  // container → heatmaps of other layouts it showed lately, or was given ahead
 
 export function showHeatmap(container, options, ...after) {
   options = { dark: prefersDark(container), ...options };
@@ -221,6 +222,15 @@ export function showHeatmap(container, options, ...after) {
     const back = takeBack(container, old?.dataset?.shape && { key: old.dataset.shape, node: old }, shapeOf(withDefaults(options)));
     return back && updateHeatmap(back.node, options) ? back.node : heatmapPlot(options);
   }, ...after);
+}
+
+// A heatmap of a layout other than the one shown (a neighbouring n, computed ahead: web/figure.js
+// ahead), built now and filed with the ones the container showed lately, so that showHeatmap takes
+// it back, recoloured, when it is asked for, rather than build it then.
+export function keepHeatmap(container, options) {
+  const o = withDefaults({ dark: prefersDark(container), ...options }), shape = shapeOf(o);
+  if (container.firstChild?.dataset?.shape === shape || takeBack.has(container, shape)) return;
+  takeBack(container, { key: shape, node: drawIn(container, () => heatmapPlot(o), { ahead: true }) }, null);
 }
 
 // Outlines row `row` (0-based; null: none) of the heatmap drawn in `container`: one rectangle

@@ -10,7 +10,7 @@
 //   clip:   true to clip the series to the frame: on a fixed log axis, values below its floor (a
 //           zero among them) leave the frame at its bottom rather than draw over the axis
 import * as Plot from '@observablehq/plot';
-import { chart, recentNodes, showMoved } from '../morph.js';
+import { chart, keepMoved, recentNodes, showMoved } from '../morph.js';
 import { coordinate, translationOf } from './bake-translations.js';
 import { hasBar, markGroup, moveMarks } from './move-marks.js';
 import { SERIES_COLORS, fitDecades, plot, powersOfTen } from './style.js';
@@ -69,19 +69,24 @@ export function sweepCurvesPlot({ series, refs = [], marker, xLabel, yLabel, xLo
 // - curves drawn before in this container and since replaced (a reader moving n back) come back;
 // - anything else is a Plot build.
 const drawn = new WeakMap();  // container → what showMoved drew (morph.js); scales: { x, y }
-const takeBack = recentNodes();  // curves the container showed lately
+const takeBack = recentNodes(6);  // curves the container showed lately, or was given ahead
 const SVG = 'http://www.w3.org/2000/svg';
 
+const moved = (options) => ({
+  key: JSON.stringify(options), layout: layoutOf(options), width: options.width ?? WIDTH,
+  move: (node, scales) => moveCurves(chart(node), scales, options.series),
+  build: () => sweepCurvesPlot(options),
+  scalesOf: (node) => ({ x: node.scale('x'), y: node.scale('y') }),
+  takeBack,
+});
+
 export function showSweepCurves(container, { marker, ...options }, ...after) {
-  const live = showMoved(container, drawn, {
-    key: JSON.stringify(options), layout: layoutOf(options), width: options.width ?? WIDTH,
-    move: (node, scales) => moveCurves(chart(node), scales, options.series),
-    build: () => sweepCurvesPlot(options),
-    scalesOf: (node) => ({ x: node.scale('x'), y: node.scale('y') }),
-    takeBack,
-  }, ...after);
+  const live = showMoved(container, drawn, moved(options), ...after);
   moveMarker(live, drawn.get(container).scales, marker, options.series);
 }
+// the curves of options built ahead for container (a neighbouring n's), kept for when
+// showSweepCurves asks for them (morph.js keepMoved); the marker is placed then
+export const keepSweepCurves = (container, { marker, ...options }) => keepMoved(container, drawn, moved(options));
 
 // What fixes the plot's scales and its elements, all but the series' y values: null when the y
 // domain follows the data (then new values mean new axes).

@@ -193,7 +193,7 @@ export function mount(figure, { run, ahead }) {
       // ahead: their formulas typeset and their plots built, kept for when one is chosen. A
       // departure is a new figure (a formula, two Plot builds: ~13 ms of drawing behind ~6 ms of
       // sampling); chosen, it then comes back like one shown before.
-      ahead('breakingSweep', Object.keys(DEPARTURES).map((dep) => breakingRequest({ ...values, departure: dep })), (params, result) => {
+      ahead(Object.keys(DEPARTURES).map((dep) => ({ name: 'breakingSweep', params: breakingRequest({ ...values, departure: dep }) })), ({ params }, result) => {
         const next = drawingOf({ ...values, ...params }, result);
         keepTex(formula, next.d.tex, true);
         keepTheory(left.plot, next.left);

@@ -1,5 +1,6 @@
 // (eq:dot-variance) Var(q·k) = d_k, and q·k/√d_k has variance 1, measured by sampling: histograms
 // at the chosen d_k, and a sweep of the variance over d_k = 1 … 4096.
+import { nextValues } from '../controls.js';
 import { normalPdf, showHistogram } from '../plots/histogram.js';
 import { showSweepCurves } from '../plots/sweep-curves.js';
 import { niceCeil, powerDomain } from '../plots/style.js';
@@ -33,7 +34,7 @@ function sharedPairs(points, dk, count) {
     `(${fmtInt(count)}) share their first ${fmtInt(Math.min(count, p.count))} pairs.`;
 }
 
-export function mount(figure, { run }) {
+export function mount(figure, { run, ahead }) {
   const formula = liveFormula();
   const raw = panel('q·k, unscaled');
   const scaled = panel('q·k / √dₖ');
@@ -139,6 +140,13 @@ export function mount(figure, { run }) {
         `${fmt(Math.sqrt(r.raw.variance), 4)} against √${dk} = ${exact(sd)}; ` +
         `after dividing by √dₖ the variance is ${fmt(r.scaled.variance, 4)} (theory 1, ${okScaled ? 'inside' : 'outside'}).`;
       figure.done(r);
+      // the seed one step either way, computed while the page is idle (its histograms and its
+      // sweep: ~6 ms in the worker, whose answer would come after the input's frame); chosen, it
+      // draws in place like any new seed
+      ahead(nextValues(params.seed, seed).flatMap((s) => [
+        { name: 'dotVariance', params: { dk, count, seed: s } },
+        { name: 'dotVarianceSweep', params: { seed: s }, channel: `${id}:sweep` },
+      ]), () => {});
     },
   };
 }

@@ -1,13 +1,13 @@
 // (eq:scaling-choices) No scale, 1/√d_k and 1/d_k on the same draws: the scores' variance is
 // c²·d_k, constant only for c = 1/√d_k; 1/d_k shrinks the scores until softmax is uniform.
-import { showBars } from '../plots/bars.js';
-import { showSweepCurves } from '../plots/sweep-curves.js';
+import { keepBars, showBars } from '../plots/bars.js';
+import { keepSweepCurves, showSweepCurves } from '../plots/sweep-curves.js';
 import { fmt, fmtInt, fmtInterval, fmtShort, sub } from '../format.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, shownTable } from '../readout.js';
 import { texSigned } from '../tex.js';
 import { CLAIMS, nearlyUniform, verdictOf } from './claims.js';
 import { DK_TICKS, marker } from './dk-axis.js';
-import { SERIES, SWEEP_PARAMS, runBoth, sourcesPanel, sweepPoints, sweepTable, tex } from './softmax-shared.js';
+import { SERIES, SWEEP_PARAMS, nearbyRequests, runBoth, sourcesPanel, sweepPoints, sweepTable, tex } from './softmax-shared.js';
 
 export const id = 'scaling-choices';
 
@@ -26,7 +26,49 @@ const FLOAT_SMALL = claim('float-small');
 // The claims table's verdicts in this step's words.
 const said = (verdict) => (verdict === 'correct' ? 'right' : verdict);
 
-export function mount(figure, { run }) {
+const requestsOf = ({ dk, n, rows, seed, query }) => ({
+  sweep: { name: 'scalingChoicesSweep', params: { n, rows, seed } },
+  row: { name: 'scalingChoicesRow', params: { dk, n, seed, query } },
+});
+
+// The query's weights under the three scales as bars (showBars' options).
+function barsOf(r) {
+  const { n, dk } = r;
+  return {
+    categories: Array.from({ length: n }, (_, j) => `k${sub(j + 1)}`), width: 900, height: 230,
+    series: NAMES.map((k) => ({ name: SERIES[k], values: Array.from(r.scales[k].p) })),
+    ariaLabel: `Softmax weights of query ${r.query} over ${n} keys at d_k = ${dk}: no scale, divided by √d_k, divided by d_k`,
+  };
+}
+
+// The three sweep plots against d_k: the scores' variance, the largest weight, the entropy
+// (showSweepCurves' options).
+function curvesOf(s, dk) {
+  const { n } = s, logn = Math.log(n);
+  const all = NAMES.map((k) => ({ name: SERIES[k], stat: k }));
+  const theory = (k) => s.dks.map((x) => ({ x, y: theoryVar(k, x) }));
+  return {
+    variance: {
+      series: all.map(({ name, stat }) => ({ name, points: sweepPoints(s, stat, 'scoreVariance') })),
+      refs: [{ name: 'theory c²·dₖ', points: theory('none') }, { name: '', points: theory('sqrt') }, { name: '', points: theory('dk') }],
+      marker: marker(dk), xTicks: DK_TICKS, yTicks: [1 / 4096, 1 / 64, 1, 64, 4096],
+      yTickFormat: (v) => (v < 1 ? `1/${Math.round(1 / v)}` : String(v)),
+      xLabel: 'dₖ', yLabel: 'score variance (within a query)', yLog: true, yDomain: [1 / 8192, 8192], width: 900, height: 320,
+    },
+    max: {
+      series: all.map(({ name, stat }) => ({ name, points: sweepPoints(s, stat, 'maxWeight') })),
+      refs: [{ name: `uniform: 1/n = ${fmt(1 / n)}`, y: 1 / n, dy: 10 }], marker: marker(dk), xTicks: DK_TICKS,  // below the level: the 1/d_k curve meets it from above
+      xLabel: 'dₖ', yLabel: 'mean largest weight', yDomain: [0, 1],
+    },
+    entropy: {
+      series: all.map(({ name, stat }) => ({ name, points: sweepPoints(s, stat, 'entropy') })),
+      refs: [{ name: `uniform: log n = ${fmt(logn)}`, y: logn, dy: 10 }], marker: marker(dk), xTicks: DK_TICKS,
+      xLabel: 'dₖ', yLabel: 'mean entropy (nats)', yDomain: [0, logn * 1.08],
+    },
+  };
+}
+
+export function mount(figure, { run, ahead }) {
   const formula = liveFormula();
   const one = panel('One query, three scales: the weights');
   const varPanel = panel('Variance of the scores against dₖ');
@@ -38,13 +80,9 @@ export function mount(figure, { run }) {
   figure.body.append(formula, one.el, varPanel.el, grid(maxPanel.el, hPanel.el), checks.el, summary);
 
   function drawRow(r) {
-    const { n, dk } = r;
+    const { n } = r;
     const cats = Array.from({ length: n }, (_, j) => `k${sub(j + 1)}`);
-    showBars(one.plot, {
-      categories: cats, width: 900, height: 230,
-      series: NAMES.map((k) => ({ name: SERIES[k], values: Array.from(r.scales[k].p) })),
-      ariaLabel: `Softmax weights of query ${r.query} over ${n} keys at d_k = ${dk}: no scale, divided by √d_k, divided by d_k`,
-    }, dataTable(`Scores and weights of query ${r.query} as a table`, ['key', ...NAMES.flatMap((k) => [`score, ${SERIES[k]}`, 'weight'])],
+    showBars(one.plot, barsOf(r), dataTable(`Scores and weights of query ${r.query} as a table`, ['key', ...NAMES.flatMap((k) => [`score, ${SERIES[k]}`, 'weight'])],
       cats.map((c, j) => [c, ...NAMES.flatMap((k) => [fmt(r.scales[k].scores[j]), fmt(r.scales[k].p[j])])]), shownTable(one.plot)));
     fillTable(one.table, [`query ${r.query}`, 'multiplier c', 'score range', 'largest weight', 'entropy', 'float32 error of p', 'weights that are exactly 0'],
       NAMES.map((k) => ({
@@ -54,28 +92,11 @@ export function mount(figure, { run }) {
   }
 
   function drawCurves(s, dk) {
-    const { n } = s;
     const i = s.dks.indexOf(dk);
-    const logn = Math.log(n);
-    const all = NAMES.map((k) => ({ name: SERIES[k], stat: k }));
-    const theory = (k) => s.dks.map((x) => ({ x, y: theoryVar(k, x) }));
-    showSweepCurves(varPanel.plot, {
-      series: all.map(({ name, stat }) => ({ name, points: sweepPoints(s, stat, 'scoreVariance') })),
-      refs: [{ name: 'theory c²·dₖ', points: theory('none') }, { name: '', points: theory('sqrt') }, { name: '', points: theory('dk') }],
-      marker: marker(dk), xTicks: DK_TICKS, yTicks: [1 / 4096, 1 / 64, 1, 64, 4096],
-      yTickFormat: (v) => (v < 1 ? `1/${Math.round(1 / v)}` : String(v)),
-      xLabel: 'dₖ', yLabel: 'score variance (within a query)', yLog: true, yDomain: [1 / 8192, 8192], width: 900, height: 320,
-    }, sweepTable('Score variance against dₖ as a table', s, NAMES, 'scoreVariance'));
-    showSweepCurves(maxPanel.plot, {
-      series: all.map(({ name, stat }) => ({ name, points: sweepPoints(s, stat, 'maxWeight') })),
-      refs: [{ name: `uniform: 1/n = ${fmt(1 / n)}`, y: 1 / n, dy: 10 }], marker: marker(dk), xTicks: DK_TICKS,  // below the level: the 1/d_k curve meets it from above
-      xLabel: 'dₖ', yLabel: 'mean largest weight', yDomain: [0, 1],
-    }, sweepTable('Largest weight against dₖ as a table', s, NAMES, 'maxWeight'));
-    showSweepCurves(hPanel.plot, {
-      series: all.map(({ name, stat }) => ({ name, points: sweepPoints(s, stat, 'entropy') })),
-      refs: [{ name: `uniform: log n = ${fmt(logn)}`, y: logn, dy: 10 }], marker: marker(dk), xTicks: DK_TICKS,
-      xLabel: 'dₖ', yLabel: 'mean entropy (nats)', yDomain: [0, logn * 1.08],
-    }, sweepTable('Entropy against dₖ as a table', s, NAMES, 'entropy'));
+    const curves = curvesOf(s, dk);
+    showSweepCurves(varPanel.plot, curves.variance, sweepTable('Score variance against dₖ as a table', s, NAMES, 'scoreVariance'));
+    showSweepCurves(maxPanel.plot, curves.max, sweepTable('Largest weight against dₖ as a table', s, NAMES, 'maxWeight'));
+    showSweepCurves(hPanel.plot, curves.entropy, sweepTable('Entropy against dₖ as a table', s, NAMES, 'entropy'));
     const at = (k, stat) => {
       const x = s.scales[k][stat];
       return [fmt(x.mean[i]), fmtInterval([x.lo[i], x.hi[i]])];
@@ -134,10 +155,9 @@ export function mount(figure, { run }) {
 
   let drawn = null;  // the sweep and d_k the curves show
   return {
-    async update({ dk, n, rows, seed, query }) {
-      const [s, r] = await runBoth(run, figure, id,
-        { name: 'scalingChoicesSweep', params: { n, rows, seed } },
-        { name: 'scalingChoicesRow', params: { dk, n, seed, query } });
+    async update(values) {
+      const { dk, n, rows, seed, query } = values;
+      const [s, r] = await runBoth(run, figure, id, requestsOf(values));
       if (!s || !r) return;
       drawRow(r);
       // the curves and the formula depend on the sweep (n, rows, seed) and d_k only: a new query
@@ -157,6 +177,15 @@ export function mount(figure, { run }) {
         `${v('sqrt')} divided by √dₖ and ${v('dk')} divided by dₖ (theory ${t('none')}, ${t('sqrt')} and ${t('dk')}); the mean entropy is ` +
         `${h('none')}, ${h('sqrt')} and ${h('dk')} nats, out of ${fmt(Math.log(n))} for uniform weights.`;
       figure.done();
+      // n and the seed one step either way, computed while the page is idle; n's bars and curves
+      // built ahead too, kept for when the reader moves n (a new seed draws in place)
+      ahead(nearbyRequests(id, values, requestsOf), (request, result) => {
+        if (request.channel) { keepBars(one.plot, barsOf(result)); return; }
+        const curves = curvesOf(result, request.values.dk);
+        keepSweepCurves(varPanel.plot, curves.variance);
+        keepSweepCurves(maxPanel.plot, curves.max);
+        keepSweepCurves(hPanel.plot, curves.entropy);
+      });
     },
   };
 }

@@ -1,17 +1,54 @@
 // (eq:softmax-saturation) Unscaled scores have spread √d_k, and softmax turns a wide spread into
 // a near one-hot vector; divided by √d_k the weights keep the same distribution at every d_k.
-import { showBars } from '../plots/bars.js';
-import { showSweepCurves } from '../plots/sweep-curves.js';
+import { keepBars, showBars } from '../plots/bars.js';
+import { keepSweepCurves, showSweepCurves } from '../plots/sweep-curves.js';
 import { fmt, fmtInt, fmtInterval, sub } from '../format.js';
-import { dataTable, el, fillTable, grid, liveFormula, liveSummary, panel, setTex } from '../readout.js';
+import { dataTable, el, fillTable, grid, keepTex, liveFormula, liveSummary, panel, setTex } from '../readout.js';
 import { DK_TICKS, marker } from './dk-axis.js';
-import { SERIES, SWEEP_PARAMS, list, nonMaxMass, outside, quote, runBoth, sourcesPanel, sweepPoints, sweepTable, tex } from './softmax-shared.js';
+import { SERIES, SWEEP_PARAMS, list, nearbyRequests, nonMaxMass, outside, quote, runBoth, sourcesPanel, sweepPoints, sweepTable, tex } from './softmax-shared.js';
 
 export const id = 'softmax-saturation';
 
 export const params = SWEEP_PARAMS;
 
-export function mount(figure, { run }) {
+const requestsOf = ({ dk, n, rows, seed, query }) => ({
+  sweep: { name: 'softmaxSweep', params: { n, rows, seed, scales: ['none', 'sqrt'] } },
+  row: { name: 'softmaxSaturationRow', params: { dk, n, seed, query } },
+});
+
+// The query's weights as bars, unscaled beside scaled (showBars' options).
+function barsOf(r) {
+  const { n, dk } = r;
+  return {
+    categories: Array.from({ length: n }, (_, j) => `k${sub(j + 1)}`), width: 900, height: 230,
+    series: [{ name: SERIES.none, values: Array.from(r.p) }, { name: SERIES.sqrt, values: Array.from(r.pScaled) }],
+    ariaLabel: `Softmax weights of query ${r.query} over ${n} keys at d_k = ${dk}, unscaled and scaled by 1/√${dk}`,
+  };
+}
+
+const formulaOf = (r) => String.raw`p_j=\frac{e^{s_j}}{\sum_{l=1}^{${r.n}} e^{s_l}}:\qquad\begin{aligned}
+      s_j&=q\cdot k_j &&\Rightarrow\ \max_j p_j=${tex(r.max)},\ \ H(p)=${tex(r.entropy)}\\
+      s_j&=q\cdot k_j/\sqrt{${r.dk}} &&\Rightarrow\ \max_j p_j=${tex(r.maxScaled)},\ \ H(p)=${tex(r.entropyScaled)}
+      \end{aligned}`;
+
+// The two sweep plots, largest weight and entropy against d_k (showSweepCurves' options).
+function curvesOf(s, dk) {
+  const { n } = s, logn = Math.log(n);
+  return {
+    max: {
+      series: [{ name: SERIES.none, points: sweepPoints(s, 'none', 'maxWeight') }, { name: SERIES.sqrt, points: sweepPoints(s, 'sqrt', 'maxWeight') }],
+      refs: [{ name: `uniform: 1/n = ${fmt(1 / n)}`, y: 1 / n, dy: 10 }], marker: marker(dk), xTicks: DK_TICKS,  // below the level, as in scaling-choices
+      xLabel: 'dₖ', yLabel: 'mean largest weight', yDomain: [0, 1],
+    },
+    entropy: {
+      series: [{ name: SERIES.none, points: sweepPoints(s, 'none', 'entropy') }, { name: SERIES.sqrt, points: sweepPoints(s, 'sqrt', 'entropy') }],
+      refs: [{ name: `uniform: log n = ${fmt(logn)}`, y: logn, dy: 10 }], marker: marker(dk), xTicks: DK_TICKS,
+      xLabel: 'dₖ', yLabel: 'mean entropy (nats)', yDomain: [0, logn * 1.08],
+    },
+  };
+}
+
+export function mount(figure, { run, ahead }) {
   const formula = liveFormula();
   const one = panel('One query against n keys: the weights');
   const curvesMax = panel('Expected largest weight against dₖ');
@@ -28,39 +65,23 @@ export function mount(figure, { run }) {
   figure.body.append(formula, one.el, grid(curvesMax.el, curvesH.el), sources.el, summary);
 
   function drawQuery(r) {
-    const { n, dk } = r;
+    const { n } = r;
     const cats = Array.from({ length: n }, (_, j) => `k${sub(j + 1)}`);
-    showBars(one.plot, {
-      categories: cats, width: 900, height: 230,
-      series: [{ name: SERIES.none, values: Array.from(r.p) }, { name: SERIES.sqrt, values: Array.from(r.pScaled) }],
-      ariaLabel: `Softmax weights of query ${r.query} over ${n} keys at d_k = ${dk}, unscaled and scaled by 1/√${dk}`,
-    }, dataTable(`Scores and weights of query ${r.query} as a table`, ['key', 'q·kⱼ', 'q·kⱼ/√dₖ', 'weight, no scale', 'weight, ÷√dₖ'],
+    showBars(one.plot, barsOf(r), dataTable(`Scores and weights of query ${r.query} as a table`, ['key', 'q·kⱼ', 'q·kⱼ/√dₖ', 'weight, no scale', 'weight, ÷√dₖ'],
       cats.map((c, j) => [c, fmt(r.scores[j]), fmt(r.scaledScores[j]), fmt(r.p[j]), fmt(r.pScaled[j])])));
     fillTable(one.table, [`query ${r.query}`, SERIES.none, SERIES.sqrt, 'uniform limit', 'one-hot limit'], [
       { name: 'largest weight', cells: [fmt(r.max), fmt(r.maxScaled), `1/n = ${fmt(1 / n)}`, '1'] },
       { name: 'entropy (nats)', cells: [fmt(r.entropy), fmt(r.entropyScaled), `log n = ${fmt(Math.log(n))}`, '0'] },
       { name: 'score range', cells: [fmt(Math.max(...r.scores) - Math.min(...r.scores)), fmt(Math.max(...r.scaledScores) - Math.min(...r.scaledScores)), '0', '∞'] },
     ]);
-    setTex(formula, String.raw`p_j=\frac{e^{s_j}}{\sum_{l=1}^{${n}} e^{s_l}}:\qquad\begin{aligned}
-      s_j&=q\cdot k_j &&\Rightarrow\ \max_j p_j=${tex(r.max)},\ \ H(p)=${tex(r.entropy)}\\
-      s_j&=q\cdot k_j/\sqrt{${dk}} &&\Rightarrow\ \max_j p_j=${tex(r.maxScaled)},\ \ H(p)=${tex(r.entropyScaled)}
-      \end{aligned}`, true);
+    setTex(formula, formulaOf(r), true);
   }
 
   function drawCurves(s, dk) {
-    const { n } = s;
     const i = s.dks.indexOf(dk);
-    const logn = Math.log(n);
-    showSweepCurves(curvesMax.plot, {
-      series: [{ name: SERIES.none, points: sweepPoints(s, 'none', 'maxWeight') }, { name: SERIES.sqrt, points: sweepPoints(s, 'sqrt', 'maxWeight') }],
-      refs: [{ name: `uniform: 1/n = ${fmt(1 / n)}`, y: 1 / n, dy: 10 }], marker: marker(dk), xTicks: DK_TICKS,  // below the level, as in scaling-choices
-      xLabel: 'dₖ', yLabel: 'mean largest weight', yDomain: [0, 1],
-    }, sweepTable('Largest weight against dₖ as a table', s, ['none', 'sqrt'], 'maxWeight'));
-    showSweepCurves(curvesH.plot, {
-      series: [{ name: SERIES.none, points: sweepPoints(s, 'none', 'entropy') }, { name: SERIES.sqrt, points: sweepPoints(s, 'sqrt', 'entropy') }],
-      refs: [{ name: `uniform: log n = ${fmt(logn)}`, y: logn, dy: 10 }], marker: marker(dk), xTicks: DK_TICKS,
-      xLabel: 'dₖ', yLabel: 'mean entropy (nats)', yDomain: [0, logn * 1.08],
-    }, sweepTable('Entropy against dₖ as a table', s, ['none', 'sqrt'], 'entropy'));
+    const curves = curvesOf(s, dk);
+    showSweepCurves(curvesMax.plot, curves.max, sweepTable('Largest weight against dₖ as a table', s, ['none', 'sqrt'], 'maxWeight'));
+    showSweepCurves(curvesH.plot, curves.entropy, sweepTable('Entropy against dₖ as a table', s, ['none', 'sqrt'], 'entropy'));
     const rowsAt = (stat) => ['none', 'sqrt'].map((k) => {
       const x = s.scales[k][stat];
       return { name: SERIES[k], cells: [fmt(x.mean[i]), fmtInterval([x.lo[i], x.hi[i]])] };
@@ -112,10 +133,9 @@ export function mount(figure, { run }) {
   }
 
   return {
-    async update({ dk, n, rows, seed, query }) {
-      const [s, r] = await runBoth(run, figure, id,
-        { name: 'softmaxSweep', params: { n, rows, seed, scales: ['none', 'sqrt'] } },
-        { name: 'softmaxSaturationRow', params: { dk, n, seed, query } });
+    async update(values) {
+      const { dk, n, rows, seed, query } = values;
+      const [s, r] = await runBoth(run, figure, id, requestsOf(values));
       if (!s || !r) return;
       drawQuery(r);
       drawCurves(s, dk);
@@ -128,6 +148,14 @@ export function mount(figure, { run }) {
         `${m('none', 'entropy')} and ${m('sqrt', 'entropy')} nats, against ${fmt(Math.log(n))} for uniform weights; ` +
         `query ${query} shown above${outside(query, rows)} puts ${fmt(r.max)} of its weight on one key unscaled and ${fmt(r.maxScaled)} scaled.`;
       figure.done();
+      // n and the seed one step either way, computed while the page is idle; n's bars and curves
+      // built ahead too, kept for when the reader moves n (a new seed draws in place)
+      ahead(nearbyRequests(id, values, requestsOf), (request, result) => {
+        if (request.channel) { keepBars(one.plot, barsOf(result)); keepTex(formula, formulaOf(result), true); return; }
+        const curves = curvesOf(result, request.values.dk);
+        keepSweepCurves(curvesMax.plot, curves.max);
+        keepSweepCurves(curvesH.plot, curves.entropy);
+      });
     },
   };
 }

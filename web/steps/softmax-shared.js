@@ -1,6 +1,7 @@
 // What the softmax steps share (softmax-saturation, vanishing-gradients, scaling-choices,
 // temperature): the controls of a d_k sweep, the series names, number formats for TeX and for
 // quoted source texts, the sweep's points and tables, and the panel of checked source claims.
+import { nextValues } from '../controls.js';
 import { fmt, fmtInt, fmtInterval, fmtTiny } from '../format.js';
 import { dataTable, el, panel } from '../readout.js';
 import { DK_POW2 } from './dk-axis.js';
@@ -50,12 +51,23 @@ export function sweepTable(caption, sweep, scales, stat, digits = 3) {
 
 // Runs the d_k sweep on the step's channel (the long one: the Stop button cancels it) and the
 // quick per-query experiment on a second channel, so the query appears before the curves.
-export async function runBoth(run, figure, stepId, sweep, row) {
+// requests: { sweep, row }, each { name, params } (a step's requestsOf(values)).
+export async function runBoth(run, figure, stepId, { sweep, row }) {
   return Promise.all([
     run(sweep.name, sweep.params, { onProgress: figure.progress }),
     run(row.name, row.params, { channel: `${stepId}:query` }),
   ]);
 }
+
+// The requests a reader's next move is likely to make, for the figure's ahead (web/figure.js): n
+// and the seed one step either way. A new n is a sweep and a query run anew, new bars or maps, and
+// curves with a new uniform level; a new seed, the two runs. Each request carries the values it is
+// drawn with; prepare tells the query's by its channel.
+export const nearbyRequests = (stepId, values, requestsOf) => ['n', 'seed'].flatMap((name) =>
+  nextValues(SWEEP_PARAMS[name], values[name]).flatMap((x) => {
+    const v = { ...values, [name]: x }, { sweep, row } = requestsOf(v);
+    return [{ ...sweep, values: v }, { ...row, channel: `${stepId}:query`, values: v }];
+  }));
 
 // Σ_{j ≠ argmax} p_j: how far p is from one-hot.
 export function nonMaxMass(p) {

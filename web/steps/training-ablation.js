@@ -4,6 +4,7 @@
 import { CONTRAST } from '../experiments/training-ablation.js';
 import { SERIES_COLORS } from '../plots/style.js';
 import { keepTrainingCurves, showTrainingCurves, smooth } from '../plots/training-curves.js';
+import { nextValues } from '../controls.js';
 import { whenIdle } from '../idle.js';
 import { fmt } from '../format.js';
 import { dataTable, el, fillTable, grid, liveSummary, panel, show } from '../readout.js';
@@ -131,8 +132,7 @@ export function mount(figure, { run, cancel }) {
   // prefix it shows.
   let aheadTicket = 0;
   function drawAhead() {
-    const ticket = ++aheadTicket, i = params.steps.values.indexOf(values.steps);
-    const stops = trained ? [params.steps.values[i + 1], params.steps.values[i - 1]].filter((s) => s !== undefined) : [];
+    const ticket = ++aheadTicket, stops = trained ? nextValues(params.steps, values.steps) : [];
     const jobs = stops.flatMap((s) => plotsOf(curvesTo(Math.min(s, trained)), s, s > trained));
     figure.body.dataset.ahead = 'drawing';  // (then 'drawn': for the tests)
     const next = () => whenIdle(() => {

@@ -1,12 +1,12 @@
 // (eq:vanishing-gradients) The softmax Jacobian J = diag(p) − ppᵀ shrinks with the weights it is
 // made of: a peaked (unscaled) row passes almost no gradient to its scores, a one-hot row none.
-import { showSweepCurves } from '../plots/sweep-curves.js';
+import { keepSweepCurves, showSweepCurves } from '../plots/sweep-curves.js';
 import { SERIES_COLORS, niceCeil } from '../plots/style.js';
-import { showHeatmap } from '../plots/heatmap.js';
+import { keepHeatmap, showHeatmap } from '../plots/heatmap.js';
 import { fmt, fmtInt, fmtInterval, fmtPow, fmtTiny } from '../format.js';
-import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, shownTable } from '../readout.js';
+import { dataTable, fillTable, grid, keepTex, liveFormula, liveSummary, panel, setTex, shownTable } from '../readout.js';
 import { DK_TICKS, marker } from './dk-axis.js';
-import { SERIES, SWEEP_PARAMS, list, nonMaxMass, outside, quote, runBoth, sourcesPanel, tex } from './softmax-shared.js';
+import { SERIES, SWEEP_PARAMS, list, nearbyRequests, nonMaxMass, outside, quote, runBoth, sourcesPanel, tex } from './softmax-shared.js';
 
 export const id = 'vanishing-gradients';
 
@@ -52,7 +52,59 @@ function sweepData(caption, s, stat, live) {
   return dataTable(caption, cols, rows, live);
 }
 
-export function mount(figure, { run }) {
+const requestsOf = ({ dk, n, rows, seed, query }) => ({
+  sweep: { name: 'vanishingGradientsSweep', params: { n, rows, seed } },
+  row: { name: 'vanishingGradientsRow', params: { dk, n, seed, query } },
+});
+
+// The Jacobians of the query's peaked and spread rows as heatmaps, on one colour scale
+// (showHeatmap's options, by the label of their side).
+function mapsOf(r) {
+  const { n, dk } = r;
+  const extent = niceCeil(Math.max(r.peaked.maxAbs, r.spread.maxAbs, 1e-12));
+  const names = Array.from({ length: n }, (_, j) => String(j + 1));
+  const cell = Math.max(12, Math.min(34, Math.floor(300 / n)));
+  const map = (x, label) => ({
+    values: x.J, rows: n, cols: n, rowLabel: 'i (weight pᵢ)', colLabel: 'j (score sⱼ)', label: 'Jᵢⱼ = ∂pᵢ/∂sⱼ',
+    diverging: true, domain: [-extent, extent], rowNames: names, colNames: names, cellText: n <= 6,
+    width: cell * n + 60, height: cell * n + 90,
+    ariaLabel: `${n}×${n} softmax Jacobian of query ${r.query} at d_k = ${dk}, ${label}; colour scale shared with the other panel`,
+  });
+  return { 'no scale': map(r.peaked, 'no scale'), [`÷√${dk}`]: map(r.spread, `÷√${dk}`) };
+}
+
+// The definition on a line of its own: beside the numbers it ran 9px past a 1200px page at
+// d_k = 128. \cdot and the number apart: a number right after a command's letters is not one
+// web/tex.js can patch, so the formula would be typeset anew on every redraw.
+function formulaOf(r) {
+  const { n, dk } = r;
+  const m = r.spread.argmax, o = (m + 1) % n, pm = r.spread.p[m], po = r.spread.p[o];
+  return String.raw`\begin{aligned}
+      &J_{ij}=\frac{\partial p_i}{\partial s_j}=p_i(\delta_{ij}-p_j)\\
+      &\text{scaled row }(\div\sqrt{${dk}})\colon\quad J_{${m + 1},${m + 1}}=${tex(pm)}\,(1-${tex(pm)})=${tex(r.spread.J[m * n + m])},\quad
+      J_{${m + 1},${o + 1}}=-${tex(pm)}\cdot ${tex(po)}=${tex(r.spread.J[m * n + o])}\\
+      &\lVert J\rVert_F=${tex(r.peaked.frobenius)}\ \text{(no scale)},\quad ${tex(r.spread.frobenius)}\ (\div\sqrt{${dk}}),\quad
+      \sqrt{n-1}/n=${tex(r.uniformNorm)}\ \text{(uniform)}
+      \end{aligned}`;
+}
+
+// The two sweep plots, ‖J‖ and the non-max gradient against d_k (showSweepCurves' options).
+function curvesOf(s, dk) {
+  const uniform = Math.sqrt(s.n - 1) / s.n;
+  return {
+    norm: {
+      series: seriesOf(s, 'jacobianNorm'), refs: [{ name: `uniform: √(n−1)/n = ${fmt(uniform)}`, y: uniform, dy: -18 }],  // above the scaled curve, which runs just above the level
+      marker: marker(dk), xTicks: DK_TICKS, colors: SERIES_COLORS.slice(0, 3),
+      xLabel: 'dₖ', yLabel: '‖J‖', yLog: true, yDomain: [FLOOR, 1], clip: true, height: 300,
+    },
+    grad: {
+      series: seriesOf(s, 'nonmaxGrad'), marker: marker(dk), xTicks: DK_TICKS, colors: SERIES_COLORS.slice(0, 3),
+      xLabel: 'dₖ', yLabel: 'mean ‖∂p/∂sⱼ‖ over non-max j', yLog: true, yDomain: [FLOOR, 1], clip: true, height: 300,
+    },
+  };
+}
+
+export function mount(figure, { run, ahead }) {
   const formula = liveFormula();
   const peaked = panel('Peaked row: J for softmax(q·k)');
   const spread = panel('Spread row: J for softmax(q·k / √dₖ)');
@@ -64,17 +116,11 @@ export function mount(figure, { run }) {
   figure.body.append(formula, grid(peaked.el, spread.el), grid(normPanel.el, gradPanel.el), checks.el, summary);
 
   function drawRow(r) {
-    const { n, dk } = r;
-    const extent = niceCeil(Math.max(r.peaked.maxAbs, r.spread.maxAbs, 1e-12));  // one scale for both, kept across redraws
+    const { n } = r;
     const names = Array.from({ length: n }, (_, j) => String(j + 1));
-    const cell = Math.max(12, Math.min(34, Math.floor(300 / n)));
-    for (const [side, x, label] of [[peaked, r.peaked, 'no scale'], [spread, r.spread, `÷√${dk}`]]) {
-      showHeatmap(side.plot, {
-        values: x.J, rows: n, cols: n, rowLabel: 'i (weight pᵢ)', colLabel: 'j (score sⱼ)', label: 'Jᵢⱼ = ∂pᵢ/∂sⱼ',
-        diverging: true, domain: [-extent, extent], rowNames: names, colNames: names, cellText: n <= 6,
-        width: cell * n + 60, height: cell * n + 90,
-        ariaLabel: `${n}×${n} softmax Jacobian of query ${r.query} at d_k = ${dk}, ${label}; colour scale shared with the other panel`,
-      }, dataTable(`J (${label}) as a table`, ['i \\ j', ...names], names.map((nm, i) =>
+    const maps = mapsOf(r);
+    for (const [side, x, label] of [[peaked, r.peaked, 'no scale'], [spread, r.spread, `÷√${r.dk}`]]) {
+      showHeatmap(side.plot, maps[label], dataTable(`J (${label}) as a table`, ['i \\ j', ...names], names.map((nm, i) =>
         [nm, ...Array.from(x.J.subarray(i * n, (i + 1) * n), (v) => fmt(v))]), shownTable(side.plot)));
       fillTable(side.table, ['quantity', `query ${r.query}`, 'uniform weights'], [
         { name: 'largest weight', cells: [fmt(Math.max(...x.p)), fmt(1 / n)] },
@@ -84,32 +130,13 @@ export function mount(figure, { run }) {
         { name: 'mean ‖∂p/∂sⱼ‖, j ≠ max', cells: [fmtTiny(x.nonmaxGrad), fmt(Math.sqrt((n - 1) / n) / n)] },
       ]);
     }
-    const m = r.spread.argmax, o = (m + 1) % n, pm = r.spread.p[m], po = r.spread.p[o];
-    // The definition on a line of its own: beside the numbers it ran 9px past a 1200px page at
-    // d_k = 128. \cdot and the number apart: a number right after a command's letters is not one
-    // web/tex.js can patch, so the formula would be typeset anew on every redraw.
-    setTex(formula, String.raw`\begin{aligned}
-      &J_{ij}=\frac{\partial p_i}{\partial s_j}=p_i(\delta_{ij}-p_j)\\
-      &\text{scaled row }(\div\sqrt{${dk}})\colon\quad J_{${m + 1},${m + 1}}=${tex(pm)}\,(1-${tex(pm)})=${tex(r.spread.J[m * n + m])},\quad
-      J_{${m + 1},${o + 1}}=-${tex(pm)}\cdot ${tex(po)}=${tex(r.spread.J[m * n + o])}\\
-      &\lVert J\rVert_F=${tex(r.peaked.frobenius)}\ \text{(no scale)},\quad ${tex(r.spread.frobenius)}\ (\div\sqrt{${dk}}),\quad
-      \sqrt{n-1}/n=${tex(r.uniformNorm)}\ \text{(uniform)}
-      \end{aligned}`, true);
-    return extent;
+    setTex(formula, formulaOf(r), true);
   }
 
   function drawCurves(s, dk) {
-    const { n } = s;
-    const uniform = Math.sqrt(n - 1) / n;
-    showSweepCurves(normPanel.plot, {
-      series: seriesOf(s, 'jacobianNorm'), refs: [{ name: `uniform: √(n−1)/n = ${fmt(uniform)}`, y: uniform, dy: -18 }],  // above the scaled curve, which runs just above the level
-      marker: marker(dk), xTicks: DK_TICKS, colors: SERIES_COLORS.slice(0, 3),
-      xLabel: 'dₖ', yLabel: '‖J‖', yLog: true, yDomain: [FLOOR, 1], clip: true, height: 300,
-    }, sweepData('‖J‖ against dₖ as a table', s, 'jacobianNorm', shownTable(normPanel.plot)));
-    showSweepCurves(gradPanel.plot, {
-      series: seriesOf(s, 'nonmaxGrad'), marker: marker(dk), xTicks: DK_TICKS, colors: SERIES_COLORS.slice(0, 3),
-      xLabel: 'dₖ', yLabel: 'mean ‖∂p/∂sⱼ‖ over non-max j', yLog: true, yDomain: [FLOOR, 1], clip: true, height: 300,
-    }, sweepData('Non-max gradient against dₖ as a table', s, 'nonmaxGrad', shownTable(gradPanel.plot)));
+    const curves = curvesOf(s, dk);
+    showSweepCurves(normPanel.plot, curves.norm, sweepData('‖J‖ against dₖ as a table', s, 'jacobianNorm', shownTable(normPanel.plot)));
+    showSweepCurves(gradPanel.plot, curves.grad, sweepData('Non-max gradient against dₖ as a table', s, 'nonmaxGrad', shownTable(gradPanel.plot)));
     const i = s.dks.indexOf(dk);
     const rowsAt = (stat) => [
       { name: SERIES.none, cells: normCells(s.scales.none[stat], i) },
@@ -150,10 +177,9 @@ export function mount(figure, { run }) {
 
   let drawn = null;  // the sweep and d_k the curves show
   return {
-    async update({ dk, n, rows, seed, query }) {
-      const [s, r] = await runBoth(run, figure, id,
-        { name: 'vanishingGradientsSweep', params: { n, rows, seed } },
-        { name: 'vanishingGradientsRow', params: { dk, n, seed, query } });
+    async update(values) {
+      const { dk, n, rows, seed, query } = values;
+      const [s, r] = await runBoth(run, figure, id, requestsOf(values));
       if (!s || !r) return;
       drawRow(r);
       // the curves and the checks depend on the sweep (n, rows, seed) and d_k only: a new query
@@ -177,6 +203,21 @@ export function mount(figure, { run }) {
             'The curves of ‖J‖ against dₖ compare means over many rows.'
           : '');
       figure.done();
+      // n and the seed one step either way, computed while the page is idle; n's maps and curves
+      // built and its formula typeset ahead too, kept for when the reader moves n (a new seed draws
+      // in place)
+      ahead(nearbyRequests(id, values, requestsOf), (request, result) => {
+        if (request.channel) {
+          const maps = mapsOf(result);
+          keepHeatmap(peaked.plot, maps['no scale']);
+          keepHeatmap(spread.plot, maps[`÷√${result.dk}`]);
+          keepTex(formula, formulaOf(result), true);
+          return;
+        }
+        const curves = curvesOf(result, request.values.dk);
+        keepSweepCurves(normPanel.plot, curves.norm);
+        keepSweepCurves(gradPanel.plot, curves.grad);
+      });
     },
   };
 }
