@@ -90,9 +90,11 @@ export function connectEngine({ start = startWorker, onRestart, local: loadLocal
   const markOf = (ahead) => (ahead ? 'attnlab:posted-ahead' : 'attnlab:posted');
   const post = (channel, name, params, handlers = {}, key = sizes(name, params), mark = markOf(false)) => {
     if (down) return Promise.reject(down);
-    const id = nextId++;
+    const id = nextId++, ahead = mark === markOf(true);
+    // a reader's run has the worker: runs ahead of any figure stop (figure.js runs them again later)
+    if (!ahead && name !== 'cancel') for (const p of pending.values()) if (p.ahead && p.name !== 'cancel') cancel(p.channel, { ahead: true });
     return new Promise((resolve, reject) => {
-      pending.set(id, { resolve, reject, channel, sizes: key, ...handlers });
+      pending.set(id, { resolve, reject, channel, name, ahead, sizes: key, ...handlers });
       performance.mark(mark, { detail: id });  // marks for DevTools, the tests and the benchmark
       worker.postMessage({ id, channel, name, params });
     });
@@ -137,5 +139,9 @@ export function connectEngine({ start = startWorker, onRestart, local: loadLocal
         : post(channel, name, params, { onProgress, onTiming }, key, markOf(ahead));
     },
     cancel,
+    // ms the last run of a request at these sizes took (undefined: none yet)
+    cost: (name, params) => costs.get(sizes(name, params)),
+    // whether a reader's run (not one ahead) is in the worker
+    busy: () => [...pending.values()].some((p) => !p.ahead && p.name !== 'cancel'),
   };
 }

@@ -3,6 +3,7 @@
 // the viewport, and reruns the module's update on every change.
 //   control → values → onChange (URL, attribute) → worker request → engine → result → plot
 import { renderControls } from './controls.js';
+import { aheadOf, keyOf } from './ahead.js';
 import { whenIdle } from './idle.js';
 import { el } from './readout.js';
 import { watchRoom } from './plots/room.js';
@@ -113,52 +114,18 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
     if (older) { older.dropped = true; pending.delete(ch); }
     client.cancel(ch);
   };
-  // Results computed ahead (ctx.ahead): the requests a step expects next (breaking-assumptions'
-  // other departures at the same sizes and seed; a neighbouring n), run in the worker on a channel
-  // of their own, one at a time, each started in idle time while the figure is drawn; each result
-  // is then handed, also in idle time, to the step's prepare(request, result), which draws ahead
-  // what it can (again after the figure's room changed). A request of the figure's among them, on
-  // its channel or a side one, is answered from its result, as from the last one: a choice the
-  // reader has not made yet costs a draw, not a round trip to the worker and the run behind it. A
-  // request of the reader's to the engine stops the run in flight (and Stop, or the figure's end,
-  // all of them).
-  const aheadChannel = `${channel}/ahead`;
+  // Results computed ahead (web/ahead.js): the requests a step expects next, computed and drawn
+  // while the page is idle. A request of the figure's among them, on its channel or a side one, is
+  // answered from its result, as from the last one; a request of the reader's to the engine stops
+  // the run ahead in flight.
   const channelOf = (side) => (side ? `${channel}/${side}` : channel);
-  const keyOf = (name, params) => `${name} ${JSON.stringify(params)}`;  // a request, on its channel
-  let ahead = new Map();  // key → { key, request, result?, ms?, prepared? }: the list last given
-  let aheadPrepare = null, aheadRun = null, aheadTicket = 0, fromAhead = null;
-  const stopAhead = () => {
-    ahead = new Map();
-    aheadTicket++;
-    if (aheadRun) client.cancel(aheadChannel, { ahead: true });
-  };
-  // one step at a time: a result not yet prepared (at this room) is prepared, else the next request
-  // is run; a list given meanwhile is the one the next step works on
-  const workAhead = () => {
-    const ticket = aheadTicket;
-    whenIdle(async () => {
-      if (ticket !== aheadTicket || aheadRun || fig.dataset.state !== 'ready') return;
-      const entries = [...ahead.values()];
-      const unprepared = entries.find((a) => 'result' in a && a.prepared !== figure.layout);
-      if (unprepared) {
-        unprepared.prepared = figure.layout;
-        aheadPrepare?.(unprepared.request, unprepared.result);
-        performance.mark('attnlab:ahead', { detail: channel });  // (for DevTools and the tests)
-        workAhead();
-        return;
-      }
-      const next = entries.find((a) => !('result' in a));
-      if (!next) return;
-      const run = aheadRun = { key: next.key };
-      let ms;
-      const result = await client.run(next.request.name, next.request.params,
-        { channel: aheadChannel, worker: true, ahead: true, onTiming: (t) => { ms = t; } }).catch(() => null);
-      if (aheadRun === run) aheadRun = null;
-      // (a result depends on its request only: it is kept if the list given since still has it)
-      const entry = ahead.get(run.key);
-      if (result !== null && entry && !('result' in entry)) Object.assign(entry, { result, ms });
-      workAhead();
-    }, { timeout: 1000, fallback: 50 });
+  const ahead = aheadOf({ client, channel, channelOf, isReady: () => fig.dataset.state === 'ready', layout: () => figure.layout });
+  const stopAhead = () => ahead.stop();
+  let aheadMs = null;  // ms the engine took ahead for what this update draws, if it took any
+  // the figure's last result on a channel, which the next list of requests ahead may name
+  const keepLast = (ch, name, params, result) => {
+    last.set(ch, { key: `${name} ${JSON.stringify(params)}`, result });
+    ahead.shown(ch, name, params, result);
   };
 
   const ctx = {
@@ -168,14 +135,17 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
     run: (name, params, opts = {}) => {
       const ch = channelOf(opts.channel);
       if (opts.channel) sideChannels.add(ch);
-      const key = keyOf(name, params), cache = opts.cache !== false;
-      const early = cache && last.get(ch)?.key !== key ? ahead.get(`${ch} ${key}`) : undefined;
-      if (early && 'result' in early) { last.set(ch, { key, result: early.result }); fromAhead = early; }
+      const key = `${name} ${JSON.stringify(params)}`, cache = opts.cache !== false;
+      const early = cache && last.get(ch)?.key !== key ? ahead.take(keyOf(ch, name, params)) : undefined;
+      if (early) {
+        keepLast(ch, name, params, early.result);
+        if (early.ms !== undefined) aheadMs = (aheadMs ?? 0) + early.ms;
+      }
       if (cache && last.get(ch)?.key === key) {
         if (pending.has(ch)) drop(ch);  // an older request must not draw over this
         return Promise.resolve(last.get(ch).result);
       }
-      if (aheadRun) client.cancel(aheadChannel, { ahead: true });  // the worker is the reader's
+      ahead.yieldWorker();  // the worker is the reader's
       // an older request still out draws nothing: the worker supersedes it, but an answer computed
       // on the page's engine (engine-client.js) comes before it
       const request = { dropped: false };
@@ -191,7 +161,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
           timing.textContent = `Computed in ${fmtMs(ms)} ms by the engine.`;
         } }).then((result) => {
         settle();
-        if (result !== null && cache) last.set(ch, { key, result });
+        if (result !== null && cache) keepLast(ch, name, params, result);
         return request.dropped ? null : result;
       }, (err) => {
         settle();
@@ -200,22 +170,8 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
       });
     },
     cancel: () => drop(channel),  // the run in flight stops, and an answer on its way draws nothing
-    // ahead(requests, prepare): the requests ({ name, params, channel?, …: what prepare needs
-    // besides }) to compute ahead, replacing the last list; those computed already are kept, and
-    // the figure's last request on a channel (drawn) is one
-    ahead: (requests, prepare) => {
-      const next = new Map();
-      for (const request of requests) {
-        const { name, params } = request, ch = channelOf(request.channel);
-        const key = keyOf(name, params), old = ahead.get(`${ch} ${key}`), shown = last.get(ch);
-        const known = old && 'result' in old ? old : shown?.key === key ? { result: shown.result, prepared: figure.layout } : {};
-        next.set(`${ch} ${key}`, { ...known, key: `${ch} ${key}`, request });
-      }
-      ahead = next;
-      aheadPrepare = prepare;
-      aheadTicket++;
-      workAhead();
-    },
+    // ahead(requests, prepare): what to compute and draw ahead (web/ahead.js give)
+    ahead: (requests, prepare) => ahead.give(requests, prepare),
   };
 
   // An update answered wholly from results already computed says so, rather than leave the last
@@ -224,7 +180,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
   const update = async () => {
     const id = ++updates;
     engineRan = false;
-    fromAhead = null;
+    aheadMs = null;
     fig.dataset.state = 'computing';
     // until a result arrives, this update has cost the engine nothing and everything is the draw
     // (an update answered from the last result, or one that redraws without asking the engine)
@@ -234,8 +190,8 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
     drawnSinceNewest = false;
     try {
       await view.update(current);
-      if (id === updates && !engineRan) timing.textContent = fromAhead?.ms !== undefined
-        ? `Computed ahead in ${fmtMs(fromAhead.ms)} ms by the engine, before it was chosen.`
+      if (id === updates && !engineRan) timing.textContent = aheadMs !== null
+        ? `Computed ahead in ${fmtMs(aheadMs)} ms by the engine, before it was chosen.`
         : 'Redrawn from results already computed: the engine did not run.';
     } catch (err) {
       hideBusy();

@@ -2,7 +2,7 @@
 // as it is, a number between its values becomes the nearest, anything else the default; the last
 // two are said in a note, so an instructor's link never changes the view without saying so.
 import { describe, expect, it } from 'vitest';
-import { parseParams, toSearch } from '../../web/controls.js';
+import { nextValues, parseParams, toSearch } from '../../web/controls.js';
 
 const SPEC = {
   dk: { kind: 'stops', values: [16, 64, 256, 1024], default: 64, label: 'dₖ' },
@@ -53,5 +53,17 @@ describe('a step’s parameters from the URL', () => {
     const search = toSearch('dot-variance', SPEC, values);
     expect(search.toString()).toBe('step=dot-variance&dk=1024&mask=on');
     expect(parseParams(SPEC, search)).toEqual({ values, notes: [] });
+  });
+});
+
+describe('the values one arrow press away (what a step draws ahead)', () => {
+  it('are a slider\'s next stops, up first, and a number\'s value ± 1, within their ends; a choice has none', () => {
+    expect(nextValues(SPEC.dk, 64)).toEqual([256, 16]);
+    expect(nextValues(SPEC.dk, 16)).toEqual([64]);
+    expect(nextValues(SPEC.dk, 1024)).toEqual([256]);
+    expect(nextValues(SPEC.seed, 7)).toEqual([8, 6]);
+    expect(nextValues(SPEC.seed, 0)).toEqual([1]);
+    expect(nextValues(SPEC.seed, 1000)).toEqual([999]);
+    expect(nextValues(SPEC.mask, 'off')).toEqual([]);
   });
 });

@@ -185,4 +185,20 @@ describe('engine-client with a page engine', () => {
     await c.run('ok', {});
     expect((await c.run('ok', {})).worker).toBe(0);
   });
+
+  it('a reader\'s run stops the runs ahead of every channel, and busy() counts only the reader\'s runs', async () => {
+    FakeWorker.made = [];
+    const c = connectEngine({ start });
+    await c.ready;
+    const early = c.run('never', {}, { channel: 'fig#1/ahead', ahead: true });
+    await new Promise((res) => setTimeout(res, 0));
+    expect(c.busy()).toBe(false);  // only a run ahead is in the worker
+    const mine = c.run('ok', { x: 1 }, { channel: 'fig#2' });
+    expect(c.busy()).toBe(true);
+    await expect(early).resolves.toBeNull();  // stopped: the figure runs it again later
+    expect((await mine).echo).toEqual({ x: 1 });
+    expect(c.busy()).toBe(false);
+    expect(c.cost('ok', { x: 1, seed: 5 })).toBe(1);  // its last run at these sizes (the seed aside)
+    expect(c.cost('ok', { x: 2 })).toBeUndefined();
+  });
 });

@@ -60,7 +60,9 @@ const withDefaults = (options) => ({ rowLabel: 'row', colLabel: 'column', label:
 const SVG = 'http://www.w3.org/2000/svg';
 const INSET = 0.5;  // a cell's inset on each side, in the plot's pixels (a 1-pixel gap between cells)
 
-export function heatmapPlot(options) {
+// paint: false for a heatmap built ahead (keepHeatmap), whose canvas is sized and painted when it
+// is shown (updateHeatmap): at n = 64 a painted one holds ~9 MB of pixels
+export function heatmapPlot(options, { paint = true } = {}) {
   const o = withDefaults(options);
   const { values, rows, cols, rowNames, colNames, cellText, width } = o;
   const rowNamesShown = Array.from({ length: rows }, (_, i) => rowNames?.[i] ?? String(i + 1));
@@ -85,7 +87,10 @@ export function heatmapPlot(options) {
     ariaLabel: o.ariaLabel ?? `${rows}×${cols} heatmap of ${o.label}`,
     marks,
   });
-  if (!cellText) addCanvas(map, rows, cols)(values, colorScale(color));
+  if (!cellText) {
+    const painter = addCanvas(map, rows, cols);
+    if (paint) painter(values, colorScale(color));
+  }
   const figure = document.createElement('div');
   figure.className = 'heatmap';
   figure.dataset.shape = shapeOf(o);
@@ -220,7 +225,7 @@ export function showHeatmap(container, options, ...after) {
   const old = container.childNodes.length === after.length + 1 ? container.firstChild : null;  // what a rebuild replaces
   return showPatched(container, (live) => updateHeatmap(live, options), () => {
     const back = takeBack(container, old?.dataset?.shape && { key: old.dataset.shape, node: old }, shapeOf(withDefaults(options)));
-    return back && updateHeatmap(back.node, options) ? back.node : heatmapPlot(options);
+    return back && updateHeatmap(back.node, options) ? back.node : drawIn(container, () => heatmapPlot(options));
   }, ...after);
 }
 
@@ -230,7 +235,7 @@ export function showHeatmap(container, options, ...after) {
 export function keepHeatmap(container, options) {
   const o = withDefaults({ dark: prefersDark(container), ...options }), shape = shapeOf(o);
   if (container.firstChild?.dataset?.shape === shape || takeBack.has(container, shape)) return;
-  takeBack(container, { key: shape, node: drawIn(container, () => heatmapPlot(o), { ahead: true }) }, null);
+  takeBack(container, { key: shape, node: drawIn(container, () => heatmapPlot(o, { paint: false }), { ahead: true }) }, null);
 }
 
 // Outlines row `row` (0-based; null: none) of the heatmap drawn in `container`: one rectangle

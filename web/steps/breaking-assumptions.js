@@ -195,9 +195,7 @@ export function mount(figure, { run, ahead }) {
       // sampling); chosen, it then comes back like one shown before.
       ahead(Object.keys(DEPARTURES).map((dep) => ({ name: 'breakingSweep', params: breakingRequest({ ...values, departure: dep }) })), ({ params }, result) => {
         const next = drawingOf({ ...values, ...params }, result);
-        keepTex(formula, next.d.tex, true);
-        keepTheory(left.plot, next.left);
-        keepTheory(right.plot, next.right);
+        return [() => keepTex(formula, next.d.tex, true), () => keepTheory(left.plot, next.left), () => keepTheory(right.plot, next.right)];
       });
     },
   };

@@ -146,7 +146,7 @@ export function mount(figure, { run, ahead }) {
       ahead(nextValues(params.seed, seed).flatMap((s) => [
         { name: 'dotVariance', params: { dk, count, seed: s } },
         { name: 'dotVarianceSweep', params: { seed: s }, channel: `${id}:sweep` },
-      ]), () => {});
+      ]));
     },
   };
 }

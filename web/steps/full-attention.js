@@ -170,13 +170,14 @@ export function mount(figure, { run, ahead }) {
       // legend and a longer row formula: ~10 ms of drawing behind a round trip to the worker)
       ahead(neighboursOf(values).map((v) => ({ name: 'attentionCompare', params: requestOf(v), values: v })), ({ values: v }, next) => {
         const outDomain = outDomainOf(next), labels = sideLabels(v.dk);
-        for (const k of ['unscaled', 'scaled']) {
-          const [wrapW, wrapO] = sides[k].maps.children, maps = mapsOf(next[k], labels[k], v.n, v.dv, outDomain);
-          keepHeatmap(wrapW, maps.weights);
-          keepHeatmap(wrapO, maps.output);
-        }
-        keepTex(formula, formulaTex(v, next.causal), true);
-        keepTex(rowFormula, rowOf(next, v).tex, true);
+        return [
+          ...['unscaled', 'scaled'].flatMap((k) => {
+            const [wrapW, wrapO] = sides[k].maps.children, maps = mapsOf(next[k], labels[k], v.n, v.dv, outDomain);
+            return [() => keepHeatmap(wrapW, maps.weights), () => keepHeatmap(wrapO, maps.output)];
+          }),
+          () => keepTex(formula, formulaTex(v, next.causal), true),
+          () => keepTex(rowFormula, rowOf(next, v).tex, true),
+        ];
       });
     },
   };

@@ -81,8 +81,8 @@ export function mount(figure, { run, ahead }) {
 
   function drawRow(r) {
     const { n } = r;
-    const cats = Array.from({ length: n }, (_, j) => `k${sub(j + 1)}`);
-    showBars(one.plot, barsOf(r), dataTable(`Scores and weights of query ${r.query} as a table`, ['key', ...NAMES.flatMap((k) => [`score, ${SERIES[k]}`, 'weight'])],
+    const bars = barsOf(r), cats = bars.categories;
+    showBars(one.plot, bars, dataTable(`Scores and weights of query ${r.query} as a table`, ['key', ...NAMES.flatMap((k) => [`score, ${SERIES[k]}`, 'weight'])],
       cats.map((c, j) => [c, ...NAMES.flatMap((k) => [fmt(r.scales[k].scores[j]), fmt(r.scales[k].p[j])])]), shownTable(one.plot)));
     fillTable(one.table, [`query ${r.query}`, 'multiplier c', 'score range', 'largest weight', 'entropy', 'float32 error of p', 'weights that are exactly 0'],
       NAMES.map((k) => ({
@@ -180,11 +180,10 @@ export function mount(figure, { run, ahead }) {
       // n and the seed one step either way, computed while the page is idle; n's bars and curves
       // built ahead too, kept for when the reader moves n (a new seed draws in place)
       ahead(nearbyRequests(id, values, requestsOf), (request, result) => {
-        if (request.channel) { keepBars(one.plot, barsOf(result)); return; }
+        if (request.channel) return [() => keepBars(one.plot, barsOf(result))];
         const curves = curvesOf(result, request.values.dk);
-        keepSweepCurves(varPanel.plot, curves.variance);
-        keepSweepCurves(maxPanel.plot, curves.max);
-        keepSweepCurves(hPanel.plot, curves.entropy);
+        return [() => keepSweepCurves(varPanel.plot, curves.variance), () => keepSweepCurves(maxPanel.plot, curves.max),
+          () => keepSweepCurves(hPanel.plot, curves.entropy)];
       });
     },
   };

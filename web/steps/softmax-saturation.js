@@ -66,8 +66,8 @@ export function mount(figure, { run, ahead }) {
 
   function drawQuery(r) {
     const { n } = r;
-    const cats = Array.from({ length: n }, (_, j) => `k${sub(j + 1)}`);
-    showBars(one.plot, barsOf(r), dataTable(`Scores and weights of query ${r.query} as a table`, ['key', 'q·kⱼ', 'q·kⱼ/√dₖ', 'weight, no scale', 'weight, ÷√dₖ'],
+    const bars = barsOf(r), cats = bars.categories;
+    showBars(one.plot, bars, dataTable(`Scores and weights of query ${r.query} as a table`, ['key', 'q·kⱼ', 'q·kⱼ/√dₖ', 'weight, no scale', 'weight, ÷√dₖ'],
       cats.map((c, j) => [c, fmt(r.scores[j]), fmt(r.scaledScores[j]), fmt(r.p[j]), fmt(r.pScaled[j])])));
     fillTable(one.table, [`query ${r.query}`, SERIES.none, SERIES.sqrt, 'uniform limit', 'one-hot limit'], [
       { name: 'largest weight', cells: [fmt(r.max), fmt(r.maxScaled), `1/n = ${fmt(1 / n)}`, '1'] },
@@ -151,10 +151,9 @@ export function mount(figure, { run, ahead }) {
       // n and the seed one step either way, computed while the page is idle; n's bars and curves
       // built ahead too, kept for when the reader moves n (a new seed draws in place)
       ahead(nearbyRequests(id, values, requestsOf), (request, result) => {
-        if (request.channel) { keepBars(one.plot, barsOf(result)); keepTex(formula, formulaOf(result), true); return; }
+        if (request.channel) return [() => keepBars(one.plot, barsOf(result)), () => keepTex(formula, formulaOf(result), true)];
         const curves = curvesOf(result, request.values.dk);
-        keepSweepCurves(curvesMax.plot, curves.max);
-        keepSweepCurves(curvesH.plot, curves.entropy);
+        return [() => keepSweepCurves(curvesMax.plot, curves.max), () => keepSweepCurves(curvesH.plot, curves.entropy)];
       });
     },
   };

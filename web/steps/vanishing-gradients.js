@@ -61,7 +61,7 @@ const requestsOf = ({ dk, n, rows, seed, query }) => ({
 // (showHeatmap's options, by the label of their side).
 function mapsOf(r) {
   const { n, dk } = r;
-  const extent = niceCeil(Math.max(r.peaked.maxAbs, r.spread.maxAbs, 1e-12));
+  const extent = niceCeil(Math.max(r.peaked.maxAbs, r.spread.maxAbs, 1e-12));  // one scale for both, kept across redraws
   const names = Array.from({ length: n }, (_, j) => String(j + 1));
   const cell = Math.max(12, Math.min(34, Math.floor(300 / n)));
   const map = (x, label) => ({
@@ -209,14 +209,11 @@ export function mount(figure, { run, ahead }) {
       ahead(nearbyRequests(id, values, requestsOf), (request, result) => {
         if (request.channel) {
           const maps = mapsOf(result);
-          keepHeatmap(peaked.plot, maps['no scale']);
-          keepHeatmap(spread.plot, maps[`÷√${result.dk}`]);
-          keepTex(formula, formulaOf(result), true);
-          return;
+          return [() => keepHeatmap(peaked.plot, maps['no scale']), () => keepHeatmap(spread.plot, maps[`÷√${result.dk}`]),
+            () => keepTex(formula, formulaOf(result), true)];
         }
         const curves = curvesOf(result, request.values.dk);
-        keepSweepCurves(normPanel.plot, curves.norm);
-        keepSweepCurves(gradPanel.plot, curves.grad);
+        return [() => keepSweepCurves(normPanel.plot, curves.norm), () => keepSweepCurves(gradPanel.plot, curves.grad)];
       });
     },
   };

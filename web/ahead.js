@@ -1,0 +1,130 @@
+// Work done ahead for one figure (web/figure.js): the requests a step expects the reader to make
+// next (breaking-assumptions' other departures; n one stop either way; the seed ± 1), computed in
+// the worker and drawn while the page is idle, so that the choice, when it comes, costs a draw and
+// no round trip to the worker or the run behind it.
+//   give(requests, prepare)  the list: requests { name, params, channel?, …what prepare needs
+//                            besides }, replacing the last list (results computed already kept,
+//                            and those the figure showed lately); each result then goes to
+//                            prepare(request, result), which builds what the request would draw
+//                            and may return a list of such builds, each done in an idle slot of
+//                            its own (a new n of full-attention is four heatmaps and two formulas,
+//                            ~40 ms: a key pressed meanwhile would wait for all of it)
+//   take(key)                { result, ms } computed ahead for a request (key: keyOf), if any
+//   shown(channel, name, params, result)  a result the figure draws: a later list naming it takes
+//                            it from here
+//   yieldWorker()            the reader's request goes to the worker: the run ahead stops (its
+//                            request stays on the list, to be run again)
+//   stop()                   the list is dropped (Stop, the figure's end)
+// Runs go one at a time on a channel of their own, each started in idle time while the figure is
+// drawn (isReady) and no reader's run of any figure is in the worker (engine-client busy). A run
+// whose cost at its sizes is known to be over AHEAD_MS, or unknown while the figure's own request
+// of that name took over AHEAD_MS, is not made: idle time is also the reader's battery, and 10⁵
+// pairs at d_k = 4096 take seconds. (Generous below that: a cold engine on a busy host took
+// 30–60 ms for a run of 6.)
+import { whenIdle } from './idle.js';
+
+const AHEAD_MS = 500;
+const SHOWN = 8;  // results the figure showed lately, kept for a list that names one again
+const BUSY_WAIT = 100;  // ms before looking again when a reader's run has the worker
+
+export const keyOf = (channel, name, params) => `${channel} ${name} ${JSON.stringify(params)}`;
+
+export function aheadOf({ client, channel, channelOf, isReady, layout }) {
+  const aheadChannel = `${channel}/ahead`;
+  let list = new Map();  // key → { key, request, result?, ms?, prepared?, skipped? }
+  const recent = new Map();  // key → result: what the figure showed lately
+  const current = new Map();  // channel → the key of the result it shows
+  const own = new Map();  // 'channel name' → the params of the figure's last request of that name
+  let prepare = null, running = null, ticket = 0, jobs = [];
+
+  // too costly to run ahead: known at its sizes, or guessed from the figure's own request
+  const costly = ({ name, params, channel: side }) => {
+    const known = client.cost?.(name, params);
+    if (known !== undefined) return known > AHEAD_MS;
+    const mine = own.get(`${channelOf(side)} ${name}`);
+    return !(mine && client.cost?.(name, mine) <= AHEAD_MS);
+  };
+
+  // one step at a time: a build of a result prepared (one job), a result not yet prepared at this
+  // room, else the next request run; a list given meanwhile is the one the next step works on
+  const work = () => {
+    const t = ticket;
+    whenIdle(async () => {
+      if (t !== ticket || running || !isReady()) return;
+      if (jobs.length) {
+        const [job, last] = jobs.shift();
+        job();
+        if (last) performance.mark('attnlab:ahead', { detail: channel });  // an entry drawn (for DevTools and the tests)
+        work();
+        return;
+      }
+      const entries = [...list.values()];
+      const unprepared = entries.find((a) => 'result' in a && a.prepared !== layout());
+      if (unprepared) {
+        unprepared.prepared = layout();
+        const built = [prepare?.(unprepared.request, unprepared.result) ?? []].flat();
+        jobs = built.length ? built.map((job, i) => [job, i === built.length - 1]) : [[() => {}, true]];
+        work();
+        return;
+      }
+      const next = entries.find((a) => !('result' in a) && !a.skipped);
+      if (!next) return;
+      if (costly(next.request)) { next.skipped = true; work(); return; }
+      if (client.busy?.()) { setTimeout(() => { if (t === ticket) work(); }, BUSY_WAIT); return; }
+      const run = running = { key: next.key };
+      let ms;
+      const result = await client.run(next.request.name, next.request.params,
+        { channel: aheadChannel, worker: true, ahead: true, onTiming: (x) => { ms = x; } }).catch(() => null);
+      if (running === run) running = null;
+      // (a result depends on its request only: it is kept if the list given since still has it)
+      const entry = list.get(run.key);
+      if (result !== null && entry && !('result' in entry)) Object.assign(entry, { result, ms });
+      work();
+    }, { timeout: 1000, fallback: 50 });
+  };
+
+  const yieldWorker = () => {
+    if (running) { running = null; client.cancel(aheadChannel, { ahead: true }); work(); }
+  };
+
+  return {
+    give(requests, prepareWith) {
+      const next = new Map();
+      for (const request of requests) {
+        const key = keyOf(channelOf(request.channel), request.name, request.params), old = list.get(key);
+        // a result keeps its drawing if the request's other fields (what prepare draws with) agree
+        const same = old && JSON.stringify(old.request) === JSON.stringify(request);
+        const known = old && 'result' in old ? { result: old.result, ms: old.ms, ...(same ? { prepared: old.prepared } : {}) }
+          : recent.has(key) ? { result: recent.get(key), ...(current.get(channelOf(request.channel)) === key ? { prepared: layout() } : {}) } : {};
+        next.set(key, { ...known, key, request });
+      }
+      list = next;
+      prepare = prepareWith;
+      jobs = [];
+      ticket++;
+      work();
+    },
+    take(key) {
+      const entry = list.get(key);
+      return entry && 'result' in entry ? { result: entry.result, ms: entry.ms } : undefined;
+    },
+    shown(ch, name, params, result) {
+      const key = keyOf(ch, name, params);
+      recent.delete(key);
+      recent.set(key, result);
+      if (recent.size > SHOWN) recent.delete(recent.keys().next().value);
+      own.set(`${ch} ${name}`, params);
+      current.set(ch, key);
+      // a request on the list that the figure ran itself is drawn: prepared at this room
+      const entry = list.get(key);
+      if (entry && !('result' in entry)) Object.assign(entry, { result, prepared: layout() });
+    },
+    yieldWorker,
+    stop() {
+      list = new Map();
+      jobs = [];
+      ticket++;
+      if (running) { running = null; client.cancel(aheadChannel, { ahead: true }); }
+    },
+  };
+}
