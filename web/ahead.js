@@ -45,42 +45,60 @@ export function aheadOf({ client, channel, channelOf, isReady, layout }) {
     return !(mine && client.cost?.(name, mine) <= AHEAD_MS);
   };
 
-  // one step at a time: a build of a result prepared (one job), a result not yet prepared at this
-  // room, else the next request run; a list given meanwhile is the one the next step works on
-  const work = () => {
-    const t = ticket;
-    whenIdle(async () => {
-      if (t !== ticket || running || !isReady()) return;
-      if (jobs.length) {
+  // Two chains. Drawing: in idle time, the builds of a result prepared (one job each, as many as
+  // the idle period has room for), else a result not yet prepared at this room. Computing: the
+  // next request, started in idle time after a draw and then as soon as the last one returns (the
+  // worker's time is not the page's), paused while the figure is computing or a reader's run has
+  // the worker. A list given meanwhile is the one the next step works on.
+  const room = (deadline) => (deadline?.timeRemaining?.() ?? 0) > 4;
+  let drawing = false;  // one chain of idle callbacks at a time
+  const draw = () => {
+    if (drawing) return;
+    drawing = true;
+    whenIdle((deadline) => {
+      drawing = false;
+      do {
+        if (!isReady()) return;
+        if (!jobs.length) {
+          const unprepared = [...list.values()].find((a) => 'result' in a && a.prepared !== layout());
+          if (!unprepared) return;
+          unprepared.prepared = layout();
+          const built = [prepare?.(unprepared.request, unprepared.result) ?? []].flat();
+          jobs = built.length ? built.map((job, i) => [job, i === built.length - 1]) : [[() => {}, true]];
+          continue;
+        }
         const [job, last] = jobs.shift();
         job();
         if (last) performance.mark('attnlab:ahead', { detail: channel });  // an entry drawn (for DevTools and the tests)
-        work();
-        return;
-      }
-      const entries = [...list.values()];
-      const unprepared = entries.find((a) => 'result' in a && a.prepared !== layout());
-      if (unprepared) {
-        unprepared.prepared = layout();
-        const built = [prepare?.(unprepared.request, unprepared.result) ?? []].flat();
-        jobs = built.length ? built.map((job, i) => [job, i === built.length - 1]) : [[() => {}, true]];
-        work();
-        return;
-      }
-      const next = entries.find((a) => !('result' in a) && !a.skipped);
-      if (!next) return;
-      if (costly(next.request)) { next.skipped = true; work(); return; }
-      if (client.busy?.()) { setTimeout(() => { if (t === ticket) work(); }, BUSY_WAIT); return; }
-      const run = running = { key: next.key };
-      let ms;
-      const result = await client.run(next.request.name, next.request.params,
-        { channel: aheadChannel, worker: true, ahead: true, onTiming: (x) => { ms = x; } }).catch(() => null);
-      if (running === run) running = null;
-      // (a result depends on its request only: it is kept if the list given since still has it)
-      const entry = list.get(run.key);
-      if (result !== null && entry && !('result' in entry)) Object.assign(entry, { result, ms });
-      work();
+      } while (room(deadline));
+      draw();
     }, { timeout: 1000, fallback: 50 });
+  };
+  const compute = async (t) => {
+    if (t !== ticket || running || !isReady()) return;
+    let next;
+    for (const a of list.values()) {
+      if ('result' in a || a.skipped) continue;
+      if (costly(a.request)) { a.skipped = true; continue; }
+      next = a;
+      break;
+    }
+    if (!next) return;
+    if (client.busy?.()) { setTimeout(() => compute(t), BUSY_WAIT); return; }
+    const run = running = { key: next.key };
+    let ms;
+    const result = await client.run(next.request.name, next.request.params,
+      { channel: aheadChannel, worker: true, ahead: true, onTiming: (x) => { ms = x; } }).catch(() => null);
+    if (running === run) running = null;
+    // (a result depends on its request only: it is kept if the list given since still has it)
+    const entry = list.get(run.key);
+    if (result !== null && entry && !('result' in entry)) { Object.assign(entry, { result, ms }); draw(); }
+    compute(ticket);
+  };
+  const work = () => {
+    const t = ticket;
+    draw();
+    whenIdle(() => compute(t), { timeout: 1000, fallback: 50 });
   };
 
   const yieldWorker = () => {

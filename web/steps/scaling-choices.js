@@ -177,7 +177,7 @@ export function mount(figure, { run, ahead }) {
         `${v('sqrt')} divided by √dₖ and ${v('dk')} divided by dₖ (theory ${t('none')}, ${t('sqrt')} and ${t('dk')}); the mean entropy is ` +
         `${h('none')}, ${h('sqrt')} and ${h('dk')} nats, out of ${fmt(Math.log(n))} for uniform weights.`;
       figure.done();
-      // n and the seed one step either way, computed while the page is idle; n's bars and curves
+      // the seed and n one step either way, computed while the page is idle; n's bars and curves
       // built ahead too, kept for when the reader moves n (a new seed draws in place)
       ahead(nearbyRequests(id, values, requestsOf), (request, result) => {
         if (request.channel) return [() => keepBars(one.plot, barsOf(result))];

@@ -148,7 +148,7 @@ export function mount(figure, { run, ahead }) {
         `${m('none', 'entropy')} and ${m('sqrt', 'entropy')} nats, against ${fmt(Math.log(n))} for uniform weights; ` +
         `query ${query} shown above${outside(query, rows)} puts ${fmt(r.max)} of its weight on one key unscaled and ${fmt(r.maxScaled)} scaled.`;
       figure.done();
-      // n and the seed one step either way, computed while the page is idle; n's bars and curves
+      // the seed and n one step either way, computed while the page is idle; n's bars and curves
       // built ahead too, kept for when the reader moves n (a new seed draws in place)
       ahead(nearbyRequests(id, values, requestsOf), (request, result) => {
         if (request.channel) return [() => keepBars(one.plot, barsOf(result)), () => keepTex(formula, formulaOf(result), true)];

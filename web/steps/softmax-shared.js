@@ -59,11 +59,11 @@ export async function runBoth(run, figure, stepId, { sweep, row }) {
   ]);
 }
 
-// The requests a reader's next move is likely to make, for the figure's ahead (web/figure.js): n
-// and the seed one step either way. A new n is a sweep and a query run anew, new bars or maps, and
-// curves with a new uniform level; a new seed, the two runs. Each request carries the values it is
-// drawn with; prepare tells the query's by its channel.
-export const nearbyRequests = (stepId, values, requestsOf) => ['n', 'seed'].flatMap((name) =>
+// The requests a reader's next move is likely to make, for the figure's ahead (web/figure.js): the
+// seed and n one step either way, the seed first (the same work as the figure's own). A new seed
+// is the two runs; a new n, also new bars or maps and curves with a new uniform level. Each
+// request carries the values it is drawn with; prepare tells the query's by its channel.
+export const nearbyRequests = (stepId, values, requestsOf) => ['seed', 'n'].flatMap((name) =>
   nextValues(SWEEP_PARAMS[name], values[name]).flatMap((x) => {
     const v = { ...values, [name]: x }, { sweep, row } = requestsOf(v);
     return [{ ...sweep, values: v }, { ...row, channel: `${stepId}:query`, values: v }];

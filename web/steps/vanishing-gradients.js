@@ -203,7 +203,7 @@ export function mount(figure, { run, ahead }) {
             'The curves of ‖J‖ against dₖ compare means over many rows.'
           : '');
       figure.done();
-      // n and the seed one step either way, computed while the page is idle; n's maps and curves
+      // the seed and n one step either way, computed while the page is idle; n's maps and curves
       // built and its formula typeset ahead too, kept for when the reader moves n (a new seed draws
       // in place)
       ahead(nearbyRequests(id, values, requestsOf), (request, result) => {
