@@ -2,16 +2,16 @@
 // next (breaking-assumptions' other departures; n one stop either way; the seed ± 1), computed in
 // the worker and drawn while the page is idle, so that the choice, when it comes, costs a draw and
 // no round trip to the worker or the run behind it.
-//   give(requests, prepare)  the list: requests { name, params, channel?, …what prepare needs
-//                            besides }, replacing the last list (results computed already kept,
+//   give(requests, prepare)  the list: requests { name, params, channel?, sizes? (as run's),
+//                            …what prepare needs besides }, replacing the last list (results computed already kept,
 //                            and those the figure showed lately); each result then goes to
 //                            prepare(request, result), which builds what the request would draw
 //                            and may return a list of such builds, each done in an idle slot of
 //                            its own (a new n of full-attention is four heatmaps and two formulas,
 //                            ~40 ms: a key pressed meanwhile would wait for all of it)
 //   take(key)                { result, ms } computed ahead for a request (key: keyOf), if any
-//   shown(channel, name, params, result)  a result the figure draws: a later list naming it takes
-//                            it from here
+//   shown(channel, name, params, result, sizes)  a result the figure draws: a later list naming
+//                            it takes it from here
 //   yieldWorker()            the reader's request goes to the worker: the run ahead stops (its
 //                            request stays on the list, to be run again)
 //   stop()                   the list is dropped (Stop, the figure's end)
@@ -34,15 +34,15 @@ export function aheadOf({ client, channel, channelOf, isReady, layout }) {
   let list = new Map();  // key → { key, request, result?, ms?, prepared?, skipped? }
   const recent = new Map();  // key → result: what the figure showed lately
   const current = new Map();  // channel → the key of the result it shows
-  const own = new Map();  // 'channel name' → the params of the figure's last request of that name
+  const own = new Map();  // 'channel name' → [params, sizes] of the figure's last request of that name
   let prepare = null, running = null, ticket = 0, jobs = [];
 
   // too costly to run ahead: known at its sizes, or guessed from the figure's own request
-  const costly = ({ name, params, channel: side }) => {
-    const known = client.cost?.(name, params);
+  const costly = ({ name, params, channel: side, sizes }) => {
+    const known = client.cost?.(name, params, sizes);
     if (known !== undefined) return known > AHEAD_MS;
     const mine = own.get(`${channelOf(side)} ${name}`);
-    return !(mine && client.cost?.(name, mine) <= AHEAD_MS);
+    return !(mine && client.cost?.(name, ...mine) <= AHEAD_MS);
   };
 
   // Two chains. Drawing: in idle time, the builds of a result prepared (one job each, as many as
@@ -88,7 +88,7 @@ export function aheadOf({ client, channel, channelOf, isReady, layout }) {
     const run = running = { key: next.key };
     let ms;
     const result = await client.run(next.request.name, next.request.params,
-      { channel: aheadChannel, worker: true, ahead: true, onTiming: (x) => { ms = x; } }).catch(() => null);
+      { channel: aheadChannel, worker: true, ahead: true, sizes: next.request.sizes, onTiming: (x) => { ms = x; } }).catch(() => null);
     if (running === run) running = null;
     // (a result depends on its request only: it is kept if the list given since still has it)
     const entry = list.get(run.key);
@@ -126,12 +126,12 @@ export function aheadOf({ client, channel, channelOf, isReady, layout }) {
       const entry = list.get(key);
       return entry && 'result' in entry ? { result: entry.result, ms: entry.ms } : undefined;
     },
-    shown(ch, name, params, result) {
+    shown(ch, name, params, result, sizes) {
       const key = keyOf(ch, name, params);
       recent.delete(key);
       recent.set(key, result);
       if (recent.size > SHOWN) recent.delete(recent.keys().next().value);
-      own.set(`${ch} ${name}`, params);
+      own.set(`${ch} ${name}`, [params, sizes]);
       current.set(ch, key);
       // a request on the list that the figure ran itself is drawn: prepared at this room
       const entry = list.get(key);

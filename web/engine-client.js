@@ -31,6 +31,7 @@ export function connectEngine({ start = startWorker, onRestart, local: loadLocal
   const pending = new Map();
   const costs = new Map();     // sizes (below) → ms its last run took
   const sizes = (name, params) => `${name} ${JSON.stringify(params, (k, v) => (NOT_SIZES.has(k) ? undefined : v))}`;
+  const costKey = (name, params, given) => (given ? `${name} ${JSON.stringify(given)}` : sizes(name, params));  // (one JSON a request)
   let local = null;
   let nextId = 1, worker = null, restarts = 0, started = false, down = null;
   let resolveReady, rejectReady;
@@ -133,14 +134,14 @@ export function connectEngine({ start = startWorker, onRestart, local: loadLocal
     // rule never chosen is then light at once, with no round trip behind the input's frame)
     // ahead: a run no reader asked for yet (figure.js ahead), marked attnlab:posted-ahead
     run: (name, params, { channel = name, onProgress, onTiming, worker: inWorker = false, sizes: given, ahead = false } = {}) => {
-      const key = given ? `${name} ${JSON.stringify(given)}` : sizes(name, params);  // (one JSON a request)
+      const key = costKey(name, params, given);
       return !inWorker && local && !down && costs.get(key) < LIGHT_MS && local.experiments[name]
         ? runLocal(channel, name, params, onTiming, key)
         : post(channel, name, params, { onProgress, onTiming }, key, markOf(ahead));
     },
     cancel,
-    // ms the last run of a request at these sizes took (undefined: none yet)
-    cost: (name, params) => costs.get(sizes(name, params)),
+    // ms the last run of a request at these sizes took (undefined: none yet); given: as run's sizes
+    cost: (name, params, given) => costs.get(costKey(name, params, given)),
     // whether a reader's run (not one ahead) is in the worker
     busy: () => [...pending.values()].some((p) => !p.ahead && p.name !== 'cancel'),
   };

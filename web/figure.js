@@ -123,9 +123,9 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
   const stopAhead = () => ahead.stop();
   let aheadMs = null;  // ms the engine took ahead for what this update draws, if it took any
   // the figure's last result on a channel, which the next list of requests ahead may name
-  const keepLast = (ch, name, params, result) => {
+  const keepLast = (ch, name, params, result, sizes) => {
     last.set(ch, { key: `${name} ${JSON.stringify(params)}`, result });
-    ahead.shown(ch, name, params, result);
+    ahead.shown(ch, name, params, result, sizes);
   };
 
   const ctx = {
@@ -138,7 +138,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
       const key = `${name} ${JSON.stringify(params)}`, cache = opts.cache !== false;
       const early = cache && last.get(ch)?.key !== key ? ahead.take(keyOf(ch, name, params)) : undefined;
       if (early) {
-        keepLast(ch, name, params, early.result);
+        keepLast(ch, name, params, early.result, opts.sizes);
         if (early.ms !== undefined) aheadMs = (aheadMs ?? 0) + early.ms;
       }
       if (cache && last.get(ch)?.key === key) {
@@ -161,7 +161,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
           timing.textContent = `Computed in ${fmtMs(ms)} ms by the engine.`;
         } }).then((result) => {
         settle();
-        if (result !== null && cache) keepLast(ch, name, params, result);
+        if (result !== null && cache) keepLast(ch, name, params, result, opts.sizes);
         return request.dropped ? null : result;
       }, (err) => {
         settle();

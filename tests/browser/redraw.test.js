@@ -303,6 +303,35 @@ describe('drawn ahead', () => {
     }, 90000);
   }
 
+  it('initialization: another rule, computed and drawn while the page was idle, is drawn with no run, no Plot build and no typeset, as a fresh page draws it', async () => {
+    // (its run is light, on the page's own engine once measured: no request to the worker either
+    // way, so the engine's time says whether it ran)
+    const id = 'initialization';
+    const { page, errors, close } = await h.open(`?step=${id}`);
+    const fresh = await h.open();
+    await waitForUpdates(page, id, 1);
+    await page.waitForFunction(() => performance.getEntriesByName('attnlab:ahead').length >= 6, null, { timeout: 30000 });
+    // [rule, the figure's updates, results drawn ahead by then: the six other rules, then the one
+    // left behind each time, shown before but drawn again ahead for the new list]
+    for (const [init, updates, drawnAhead] of [['he-normal', 2, 7], ['custom', 3, 8]]) {
+      const before = await Promise.all(['attnlab:posted', 'attnlab:plot', 'attnlab:typeset'].map((n) => marks(page, n)));
+      await page.locator(`#${id} [data-param="init"]`).selectOption(init);
+      await waitForUpdates(page, id, updates);
+      expect(await Promise.all(['attnlab:posted', 'attnlab:plot', 'attnlab:typeset'].map((n) => marks(page, n))), init).toEqual(before);
+      expect(await page.$eval(`#${id} figure.live > p.timing`, (p) => p.textContent))
+        .toMatch(/^Computed ahead in [\d.]+ ms by the engine, before it was chosen\.$/);
+      await page.waitForFunction((v) => new URLSearchParams(location.search).get('init') === v, init);
+      await fresh.page.goto(await page.evaluate(() => location.href));
+      await waitForUpdates(fresh.page, id, 1);
+      expect(await snapshot(page, id), init).toEqual(await snapshot(fresh.page, id));
+      await page.waitForFunction((k) => performance.getEntriesByName('attnlab:ahead').length >= k, drawnAhead, { timeout: 30000 });
+    }
+    expect(errors).toEqual([]);
+    expect(fresh.errors).toEqual([]);
+    await fresh.close();
+    await close();
+  }, 90000);
+
   it('dot-variance: the seed one up, its histograms and its sweep computed while the page was idle, is drawn with no request, as a fresh page draws it', async () => {
     const id = 'dot-variance';
     const { page, errors, close } = await h.open(`?step=${id}`);

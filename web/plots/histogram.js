@@ -1,7 +1,7 @@
 // A histogram (as a density) with a reference density curve drawn over it.
 // Pure: data in, SVG node out.
 import * as Plot from '@observablehq/plot';
-import { recentNodes, showMoved } from '../morph.js';
+import { keepMoved, recentNodes, showMoved } from '../morph.js';
 import { moveRects } from './rects.js';
 import { plot } from './style.js';
 
@@ -49,19 +49,24 @@ export function histogramPlot(options) {
 // same range and bins, and the same niced density axis): each bar moved through the y scale. One of
 // another range that the container showed lately (a d_k moved there and back) comes back, moved.
 const drawn = new WeakMap();  // container → what showMoved drew (morph.js)
-const takeBack = recentNodes();  // histograms of other ranges the container showed lately
+const takeBack = recentNodes(8);  // histograms of other ranges the container showed lately, or was given ahead
 
-export function showHistogram(container, options, ...after) {
+function moved(options) {
   const l = layout(options);
   const { lo, hi, xLabel, curveLabel, counts, width, height } = options;
-  showMoved(container, drawn, {
+  return {
     width: width ?? WIDTH,
     layout: JSON.stringify({ lo, hi, xLabel, curveLabel, width, height, bins: counts.length, top: l.top }),
     move: (node, y) => moveRects(node, y, 0, l.bars.map((b) => b.density), label(options)),
     build: () => histogramPlot({ ...options, layout: l }),
     scalesOf: (node) => node.scale('y'),
     takeBack,
-  }, ...after);
+  };
 }
+
+export const showHistogram = (container, options, ...after) => { showMoved(container, drawn, moved(options), ...after); };
+// the histogram of options built ahead for container (another initialisation's), kept for when
+// showHistogram asks for it (morph.js keepMoved)
+export const keepHistogram = (container, options) => keepMoved(container, drawn, moved(options));
 
 export const normalPdf = (sd) => (x) => Math.exp(-0.5 * (x / sd) ** 2) / (sd * Math.sqrt(2 * Math.PI));

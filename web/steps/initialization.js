@@ -1,11 +1,11 @@
 // (eq:initialization) Var(q·k/√d_k) = σ_q²σ_k² with σ_q² = d_model·σ_W²: the 1/√d_k gives unit
 // variance only if the initialisation makes σ_q² = σ_k² = 1.
 import { initRequest } from '../experiments/initialization.js';
-import { normalPdf, showHistogram } from '../plots/histogram.js';
-import { showTheory } from '../plots/theory-lines.js';
+import { keepHistogram, normalPdf, showHistogram } from '../plots/histogram.js';
+import { keepTheory, showTheory } from '../plots/theory-lines.js';
 import { powerDomain } from '../plots/style.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, show, shownTable } from '../readout.js';
+import { dataTable, fillTable, grid, keepTex, liveFormula, liveSummary, panel, setTex, show, shownTable } from '../readout.js';
 import { setSubscripted } from '../subscripts.js';
 import './initialization.css';
 
@@ -48,8 +48,43 @@ function weightTex(init, d, dk, sigma) {
 
 const D_AXIS = [32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096];
 
+// What a result draws that another initialisation changes the layout of (pure): the rule's formula,
+// the histogram (its range follows the variance) and the curves (their y axis widens for a point
+// beyond 0.1 … 10).
+function drawingOf({ init, sigma, dmodel, dk }, r) {
+  const f = r.formula;
+  // the formulas against d_model at this d_k, and the measurement
+  const line = (name, g) => ({ name, points: D_AXIS.map((d) => ({ x: d, y: g(d) })) });
+  const lines = [
+    line('Glorot, one head: (2d/(d + dₖ))²', (d) => (2 * d / (d + dk)) ** 2),
+    line('LeCun, or Glorot over all heads: 1', () => 1),
+    line('He: 4', () => 4),
+    line('Glorot, Q, K, V packed: 1/4', () => 1 / 4),
+    line(`N(0, σ²), σ = ${sigma}: (d·σ²)²`, (d) => (d * sigma * sigma) ** 2),
+  ];
+  const point = { x: dmodel, y: r.score.variance, lo: Math.max(r.score.varianceCI[0], 1e-9), hi: r.score.varianceCI[1] };
+  // the rules span 1/4 … 4; the custom-σ curve is clipped to the frame. A point beyond
+  // 0.1 … 10 widens the axis to the powers of ten around it, which other seeds then share.
+  const yDomain = powerDomain([0.1, 10, point.lo / 1.5, point.hi * 1.5], 10);
+  return {
+    ruleTex: weightTex(init, dmodel, dk, sigma) + String.raw`=${fmt(f.weight, 3)}`,
+    // the histogram of q·k/√d_k with the normal density the formula predicts
+    histogram: { ...r.score, pdf: normalPdf(Math.sqrt(f.score)), xLabel: 'q·k/√dₖ', curveLabel: `N(0, ${fmt(f.score, 3)})` },
+    lines,
+    theory: {
+      measured: [{ name: 'measured, this initialisation', points: [point] }], lines,
+      vrules: [{ x: dmodel, label: `d_model = ${dmodel}` }],
+      xLabel: 'd_model', yLabel: 'Var(q·k/√dₖ)', xLog: true, xBase: 2, yLog: true, xTicks: [32, 64, 128, 256, 512, 1024, 2048, 4096],
+      xDomain: [D_AXIS[0], D_AXIS.at(-1)], yDomain, height: 300,
+      ariaLabel: `Var(q·k/√dₖ) against d_model at dₖ = ${dk} for each initialisation, with the value measured with ${INIT_LABELS[init]}`,
+    },
+  };
+}
 
-export function mount(figure, { run }) {
+// the run of values: its cost is the projections', which d_model and d_k decide (the rule and σ do not)
+const requestOf = (values) => ({ name: 'initVariance', params: initRequest(values), sizes: { dmodel: values.dmodel, dk: values.dk } });
+
+export function mount(figure, { run, ahead }) {
   const rule = liveFormula('live-formula weight-rule', 'the weights’ variance, by the chosen rule'), formula = liveFormula();
   const hist = panel('q·k/√dₖ for pairs of tokens');
   const curves = panel('What each initialisation gives, against d_model');
@@ -64,43 +99,23 @@ export function mount(figure, { run }) {
   figure.body.append(rule, formula, grid(hist.el, curves.el), measured.el, check, summary);
 
   return {
-    async update({ init, sigma, dmodel, dk, seed }) {
-      // the cost is the projections': d_model and d_k decide it, the rule and σ do not
-      const r = await run('initVariance', initRequest({ init, sigma, dmodel, dk, seed }), { onProgress: figure.progress, sizes: { dmodel, dk } });
+    async update(values) {
+      const { init, sigma, dmodel, dk, seed } = values;
+      const request = requestOf(values);
+      const r = await run(request.name, request.params, { onProgress: figure.progress, sizes: request.sizes });
       if (!r) return;
       const f = r.formula;
+      const drawing = drawingOf(values, r);
 
       // two formulas: the rule, whose shape each initialisation changes (typeset anew, ~200 nodes),
       // and what follows from it, whose shape stays and whose numbers are patched in place; as one
       // formula, every change of rule typeset and laid out its ~570 nodes again (5–7 ms of layout)
-      setTex(rule, weightTex(init, dmodel, dk, sigma) + String.raw`=${fmt(f.weight, 3)}`, true);
+      setTex(rule, drawing.ruleTex, true);
       setTex(formula, String.raw`\sigma_q^{2}=\sigma_k^{2}=d_\text{model}\,\sigma_W^{2}=${fmt(f.q, 4)},\qquad ` +
         String.raw`\operatorname{Var}\Big(\frac{q\cdot k}{\sqrt{d_k}}\Big)=\allowbreak\frac{d_k\,\sigma_q^{2}\sigma_k^{2}}{d_k}=\sigma_q^{2}\sigma_k^{2}=${fmt(f.score, 4)}`, true);
-
-      // the histogram of q·k/√d_k with the normal density the formula predicts
-      showHistogram(hist.plot, { ...r.score, pdf: normalPdf(Math.sqrt(f.score)), xLabel: 'q·k/√dₖ',
-        curveLabel: `N(0, ${fmt(f.score, 3)})` });
-
-      // the formulas against d_model at this d_k, and the measurement
-      const line = (name, g) => ({ name, points: D_AXIS.map((d) => ({ x: d, y: g(d) })) });
-      const lines = [
-        line('Glorot, one head: (2d/(d + dₖ))²', (d) => (2 * d / (d + dk)) ** 2),
-        line('LeCun, or Glorot over all heads: 1', () => 1),
-        line('He: 4', () => 4),
-        line('Glorot, Q, K, V packed: 1/4', () => 1 / 4),
-        line(`N(0, σ²), σ = ${sigma}: (d·σ²)²`, (d) => (d * sigma * sigma) ** 2),
-      ];
-      const point = { x: dmodel, y: r.score.variance, lo: Math.max(r.score.varianceCI[0], 1e-9), hi: r.score.varianceCI[1] };
-      // the rules span 1/4 … 4; the custom-σ curve is clipped to the frame. A point beyond
-      // 0.1 … 10 widens the axis to the powers of ten around it, which other seeds then share.
-      const yDomain = powerDomain([0.1, 10, point.lo / 1.5, point.hi * 1.5], 10);
-      showTheory(curves.plot, {
-        measured: [{ name: 'measured, this initialisation', points: [point] }], lines,
-        vrules: [{ x: dmodel, label: `d_model = ${dmodel}` }],
-        xLabel: 'd_model', yLabel: 'Var(q·k/√dₖ)', xLog: true, xBase: 2, yLog: true, xTicks: [32, 64, 128, 256, 512, 1024, 2048, 4096],
-        xDomain: [D_AXIS[0], D_AXIS.at(-1)], yDomain, height: 300,
-        ariaLabel: `Var(q·k/√dₖ) against d_model at dₖ = ${dk} for each initialisation, with the value measured with ${INIT_LABELS[init]}`,
-      });
+      showHistogram(hist.plot, drawing.histogram);
+      showTheory(curves.plot, drawing.theory);
+      const { lines } = drawing;
       show(curvesData, dataTable('Data: the formulas against d_model', ['d_model', ...lines.map((l) => l.name)],
         D_AXIS.map((d, i) => [d, ...lines.map((l) => fmt(l.points[i].y, 4))]), shownTable(curvesData)));
 
@@ -135,6 +150,14 @@ export function mount(figure, { run }) {
         `against σ_q²σ_k² = ${fmt(f.score, 4)}${Math.abs(f.score - 1) > 0.05 ? ', not 1' : ''}; ` +
         `${inside ? 'every value given these weights lies inside its 95% interval' : 'a value given these weights falls outside its 95% interval (expected about one time in twenty per row)'}.`);
       figure.done(r);
+      // the other initialisations at these sizes and seed, computed while the page is idle and
+      // drawn ahead: their rules typeset, their histograms and curves built (a new rule is ~200
+      // nodes of formula and two Plot builds), kept for when one is chosen
+      ahead(Object.keys(INIT_LABELS).filter((k) => k !== init).map((k) => ({ ...requestOf({ ...values, init: k }), values: { ...values, init: k } })),
+        ({ values: v }, next) => {
+          const d = drawingOf(v, next);
+          return [() => keepTex(rule, d.ruleTex, true), () => keepHistogram(hist.plot, d.histogram), () => keepTheory(curves.plot, d.theory)];
+        });
     },
   };
 }
