@@ -181,24 +181,33 @@ describe('redraws keep their nodes', () => {
 const marks = (page, name) => page.evaluate((n) => performance.getEntriesByName(n).length, name);
 
 describe('drawn ahead', () => {
+  // what a change itself costs: requests to the worker, Plot builds, KaTeX typesets
+  const costs = (page) => Promise.all(['attnlab:posted', 'attnlab:plot', 'attnlab:typeset'].map((n) => marks(page, n)));
+  const drawnAhead = (page, k) => page.waitForFunction((n) => performance.getEntriesByName('attnlab:ahead').length >= n, k, { timeout: 30000 });
+  const AHEAD_TIMING = /^Computed ahead in [\d.]+ ms by the engine, before it was chosen\.$/;
+  const timing = (page, id) => page.$eval(`#${id} figure.live > p.timing`, (p) => p.textContent);
+  // the page's URL, opened fresh, draws the figure as the page shows it, attribute for attribute
+  async function likeFresh(page, fresh, id, label) {
+    await fresh.page.goto(await page.evaluate(() => location.href));
+    await waitForUpdates(fresh.page, id, 1);
+    expect(await snapshot(page, id), label).toEqual(await snapshot(fresh.page, id));
+  }
+
   it('breaking-assumptions: another departure, computed and drawn while the page was idle, is drawn with no request, no Plot build and no typeset, as a fresh page draws it', async () => {
     const id = 'breaking-assumptions';
     const { page, errors, close } = await h.open(`?step=${id}`);
     const fresh = await h.open();
     await waitForUpdates(page, id, 1);
-    await page.waitForFunction(() => performance.getEntriesByName('attnlab:ahead').length >= 3, null, { timeout: 20000 });
+    await drawnAhead(page, 3);
     expect(await marks(page, 'attnlab:posted-ahead')).toBeGreaterThanOrEqual(3);
     for (const [departure, updates] of [['student-t', 2], ['layernorm', 3], ['rho', 4]]) {
-      const before = await Promise.all(['attnlab:posted', 'attnlab:plot', 'attnlab:typeset'].map((n) => marks(page, n)));
+      const before = await costs(page);
       await page.locator(`#${id} [data-param="departure"]`).selectOption(departure);
       await waitForUpdates(page, id, updates);
-      expect(await Promise.all(['attnlab:posted', 'attnlab:plot', 'attnlab:typeset'].map((n) => marks(page, n))), departure).toEqual(before);
-      expect(await page.$eval(`#${id} figure.live > p.timing`, (p) => p.textContent))
-        .toMatch(/^Computed ahead in [\d.]+ ms by the engine, before it was chosen\.$/);
+      expect(await costs(page), departure).toEqual(before);
+      expect(await timing(page, id)).toMatch(AHEAD_TIMING);
       await page.waitForFunction((d) => new URLSearchParams(location.search).get('departure') === d, departure);
-      await fresh.page.goto(await page.evaluate(() => location.href));
-      await waitForUpdates(fresh.page, id, 1);
-      expect(await snapshot(page, id), departure).toEqual(await snapshot(fresh.page, id));
+      await likeFresh(page, fresh, id, departure);
     }
     expect(errors).toEqual([]);
     expect(fresh.errors).toEqual([]);
@@ -277,20 +286,16 @@ describe('drawn ahead', () => {
       const { page, errors, close } = await h.open(`?step=${id}`);
       const fresh = await h.open();
       await waitForUpdates(page, id, 1);
-      await page.waitForFunction((k) => performance.getEntriesByName('attnlab:ahead').length >= k, first, { timeout: 30000 });
-      const counts = () => Promise.all(['attnlab:posted', 'attnlab:plot', 'attnlab:typeset'].map((n) => marks(page, n)));
-      const before = await counts();
+      await drawnAhead(page, first);
+      const before = await costs(page);
       await page.locator(`#${id} [data-param="n"]`).evaluate((e) => { e.value = String(+e.value + 1); e.dispatchEvent(new Event('input', { bubbles: true })); });
       await waitForUpdates(page, id, 2);
-      expect(await counts()).toEqual(before);
-      expect(await page.$eval(`#${id} figure.live > p.timing`, (p) => p.textContent))
-        .toMatch(/^Computed ahead in [\d.]+ ms by the engine, before it was chosen\.$/);
-      await page.waitForFunction((s) => new URLSearchParams(location.search).has('n'), id);
-      await fresh.page.goto(await page.evaluate(() => location.href));
-      await waitForUpdates(fresh.page, id, 1);
-      expect(await snapshot(page, id)).toEqual(await snapshot(fresh.page, id));
+      expect(await costs(page)).toEqual(before);
+      expect(await timing(page, id)).toMatch(AHEAD_TIMING);
+      await page.waitForFunction(() => new URLSearchParams(location.search).has('n'));
+      await likeFresh(page, fresh, id, 'n');
       if (id !== 'full-attention') {
-        await page.waitForFunction((k) => performance.getEntriesByName('attnlab:ahead').length >= k, first + next, { timeout: 30000 });
+        await drawnAhead(page, first + next);
         const posted = await marks(page, 'attnlab:posted');
         await page.locator(`#${id} [data-param="seed"]`).evaluate((e) => { e.value = String(+e.value + 1); e.dispatchEvent(new Event('change', { bubbles: true })); });
         await waitForUpdates(page, id, 3);
@@ -310,21 +315,18 @@ describe('drawn ahead', () => {
     const { page, errors, close } = await h.open(`?step=${id}`);
     const fresh = await h.open();
     await waitForUpdates(page, id, 1);
-    await page.waitForFunction(() => performance.getEntriesByName('attnlab:ahead').length >= 6, null, { timeout: 30000 });
+    await drawnAhead(page, 6);
     // [rule, the figure's updates, results drawn ahead by then: the six other rules, then the one
     // left behind each time, shown before but drawn again ahead for the new list]
-    for (const [init, updates, drawnAhead] of [['he-normal', 2, 7], ['custom', 3, 8]]) {
-      const before = await Promise.all(['attnlab:posted', 'attnlab:plot', 'attnlab:typeset'].map((n) => marks(page, n)));
+    for (const [init, updates, drawn] of [['he-normal', 2, 7], ['custom', 3, 8]]) {
+      const before = await costs(page);
       await page.locator(`#${id} [data-param="init"]`).selectOption(init);
       await waitForUpdates(page, id, updates);
-      expect(await Promise.all(['attnlab:posted', 'attnlab:plot', 'attnlab:typeset'].map((n) => marks(page, n))), init).toEqual(before);
-      expect(await page.$eval(`#${id} figure.live > p.timing`, (p) => p.textContent))
-        .toMatch(/^Computed ahead in [\d.]+ ms by the engine, before it was chosen\.$/);
+      expect(await costs(page), init).toEqual(before);
+      expect(await timing(page, id)).toMatch(AHEAD_TIMING);
       await page.waitForFunction((v) => new URLSearchParams(location.search).get('init') === v, init);
-      await fresh.page.goto(await page.evaluate(() => location.href));
-      await waitForUpdates(fresh.page, id, 1);
-      expect(await snapshot(page, id), init).toEqual(await snapshot(fresh.page, id));
-      await page.waitForFunction((k) => performance.getEntriesByName('attnlab:ahead').length >= k, drawnAhead, { timeout: 30000 });
+      await likeFresh(page, fresh, id, init);
+      await drawnAhead(page, drawn);
     }
     expect(errors).toEqual([]);
     expect(fresh.errors).toEqual([]);
@@ -337,15 +339,13 @@ describe('drawn ahead', () => {
     const { page, errors, close } = await h.open(`?step=${id}`);
     const fresh = await h.open();
     await waitForUpdates(page, id, 1);
-    await page.waitForFunction(() => performance.getEntriesByName('attnlab:ahead').length >= 4, null, { timeout: 30000 });
+    await drawnAhead(page, 4);
     const posted = await marks(page, 'attnlab:posted');
     await page.locator(`#${id} [data-param="seed"]`).evaluate((e) => { e.value = '2'; e.dispatchEvent(new Event('change', { bubbles: true })); });
     await waitForUpdates(page, id, 2);
     expect(await marks(page, 'attnlab:posted')).toBe(posted);
     await page.waitForFunction(() => new URLSearchParams(location.search).get('seed') === '2');
-    await fresh.page.goto(await page.evaluate(() => location.href));
-    await waitForUpdates(fresh.page, id, 1);
-    expect(await snapshot(page, id)).toEqual(await snapshot(fresh.page, id));
+    await likeFresh(page, fresh, id, 'seed');
     expect(errors).toEqual([]);
     expect(fresh.errors).toEqual([]);
     await fresh.close();
