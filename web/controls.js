@@ -57,7 +57,7 @@ let uid = 0;
 
 // The values one press of an arrow key takes a control to from `value` (spec: its entry in a
 // step's params), the one above first: a stops control's next stops, a number's value ± 1 (a
-// seed); a choice has none. What a step draws ahead (web/figure.js ahead).
+// seed); a choice has none. What a step draws ahead (web/ahead.js).
 export function nextValues(spec, value) {
   if (spec.kind === 'int') return [value + 1, value - 1].filter((v) => v >= spec.min && v <= spec.max);
   const i = spec.kind === 'stops' ? spec.values.indexOf(value) : -1;

@@ -87,11 +87,10 @@ export function connectEngine({ start = startWorker, onRestart, local: loadLocal
   }
   spawn();
 
-  // (a run or cancel no reader asked for yet, figure.js ahead, is marked apart from the others)
-  const markOf = (ahead) => (ahead ? 'attnlab:posted-ahead' : 'attnlab:posted');
-  const post = (channel, name, params, handlers = {}, key = sizes(name, params), mark = markOf(false)) => {
+  // ahead: a run or cancel no reader asked for yet (web/ahead.js), marked apart from the others
+  const post = (channel, name, params, handlers = {}, key = sizes(name, params), ahead = false) => {
     if (down) return Promise.reject(down);
-    const id = nextId++, ahead = mark === markOf(true);
+    const id = nextId++, mark = ahead ? 'attnlab:posted-ahead' : 'attnlab:posted';
     // a reader's run has the worker: runs ahead of any figure stop (figure.js runs them again later)
     if (!ahead && name !== 'cancel') for (const p of pending.values()) if (p.ahead && p.name !== 'cancel') cancel(p.channel, { ahead: true });
     return new Promise((resolve, reject) => {
@@ -103,7 +102,7 @@ export function connectEngine({ start = startWorker, onRestart, local: loadLocal
   // A cancel asks for nothing back: if the engine restarted or is down, there is nothing left to
   // stop, and its promise says so without a rejection no one would handle.
   const cancel = (channel, { ahead = false } = {}) =>
-    post(channel, 'cancel', null, {}, undefined, markOf(ahead)).catch(() => null);
+    post(channel, 'cancel', null, {}, undefined, ahead).catch(() => null);
   // A light request on the page's engine: run to its end at once (a light run reports no progress
   // worth showing). A trap inside its wasm retires the page's engine: the worker takes every run.
   function runLocal(channel, name, params, onTiming, key) {
@@ -132,12 +131,12 @@ export function connectEngine({ start = startWorker, onRestart, local: loadLocal
     // sizes: the parameters the run's cost depends on, when the caller knows them better than
     // "all but the seed and query" (initialization's rule changes the weights, not the work: a
     // rule never chosen is then light at once, with no round trip behind the input's frame)
-    // ahead: a run no reader asked for yet (figure.js ahead), marked attnlab:posted-ahead
+    // ahead: a run no reader asked for yet (web/ahead.js), marked attnlab:posted-ahead
     run: (name, params, { channel = name, onProgress, onTiming, worker: inWorker = false, sizes: given, ahead = false } = {}) => {
       const key = costKey(name, params, given);
       return !inWorker && local && !down && costs.get(key) < LIGHT_MS && local.experiments[name]
         ? runLocal(channel, name, params, onTiming, key)
-        : post(channel, name, params, { onProgress, onTiming }, key, markOf(ahead));
+        : post(channel, name, params, { onProgress, onTiming }, key, ahead);
     },
     cancel,
     // ms the last run of a request at these sizes took (undefined: none yet); given: as run's sizes

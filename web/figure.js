@@ -71,7 +71,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
   // figure, twice, on the main thread the redraw needs).
   let busyTimer = 0, lastProgress = 0;
   function hideBusy() { clearTimeout(busyTimer); busyTimer = 0; busy.hidden = true; }
-  const settle = () => { hideBusy(); fig.dataset.state = 'ready'; };
+  const settle = () => { hideBusy(); fig.dataset.state = 'ready'; ahead.wake(); };
   const figure = {
     body,
     // a control's element (its label, input and value), for a step that places it beside its
@@ -116,16 +116,18 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
   };
   // Results computed ahead (web/ahead.js): the requests a step expects next, computed and drawn
   // while the page is idle. A request of the figure's among them, on its channel or a side one, is
-  // answered from its result, as from the last one; a request of the reader's to the engine stops
-  // the run ahead in flight.
+  // answered from its result, as from the last one (a reader's request to the worker stops the run
+  // ahead in flight: web/engine-client.js).
   const channelOf = (side) => (side ? `${channel}/${side}` : channel);
   const ahead = aheadOf({ client, channel, channelOf, isReady: () => fig.dataset.state === 'ready', layout: () => figure.layout });
   const stopAhead = () => ahead.stop();
   let aheadMs = null;  // ms the engine took ahead for what this update draws, if it took any
   // the figure's last result on a channel, which the next list of requests ahead may name
-  const keepLast = (ch, name, params, result, sizes) => {
+  // (a result that came back for a request since dropped is kept, as it depends on its request
+  // only, but it is not the one shown)
+  const keepLast = (ch, name, params, result, sizes, drawn = true) => {
     last.set(ch, { key: `${name} ${JSON.stringify(params)}`, result });
-    ahead.shown(ch, name, params, result, sizes);
+    if (drawn) ahead.shown(ch, name, params, result, sizes);
   };
 
   const ctx = {
@@ -145,7 +147,6 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
         if (pending.has(ch)) drop(ch);  // an older request must not draw over this
         return Promise.resolve(last.get(ch).result);
       }
-      ahead.yieldWorker();  // the worker is the reader's
       // an older request still out draws nothing: the worker supersedes it, but an answer computed
       // on the page's engine (engine-client.js) comes before it
       const request = { dropped: false };
@@ -161,7 +162,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
           timing.textContent = `Computed in ${fmtMs(ms)} ms by the engine.`;
         } }).then((result) => {
         settle();
-        if (result !== null && cache) keepLast(ch, name, params, result, opts.sizes);
+        if (result !== null && cache) keepLast(ch, name, params, result, opts.sizes, !request.dropped);
         return request.dropped ? null : result;
       }, (err) => {
         settle();

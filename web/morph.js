@@ -98,7 +98,7 @@ export function showMoved(container, drawn, { key = null, layout = null, width, 
 
 // A node of a layout other than the one shown (null, key, layout as above), built ahead and filed
 // with the recent ones (takeBack), so that showMoved brings it back when it is asked for rather
-// than build it then: another departure, computed ahead (figure.js ahead).
+// than build it then: another departure, computed ahead (web/ahead.js).
 export function keepMoved(container, drawn, { key = null, layout = null, width, build, scalesOf, takeBack }) {
   [key, layout] = atWidth(container, key, layout, width);
   const d = drawn.get(container), filed = layout ?? key;

@@ -15,6 +15,7 @@ function fakeClient() {
     runs: [], cancels: [], costs: new Map(), readerBusy: false, delay: 1,
     run: (name, params, { channel, onTiming }) => {
       client.runs.push([channel, name, params]);
+      if (name === 'fails') return Promise.reject(new Error('the engine reported an error'));
       return new Promise((res) => setTimeout(() => { onTiming?.(3); res({ name, params }); }, client.delay));
     },
     cancel: (channel) => client.cancels.push(channel),
@@ -23,7 +24,7 @@ function fakeClient() {
   };
   return client;
 }
-const make = (client) => aheadOf({ client, channel: 'fig#1', channelOf: (side) => (side ? `fig#1/${side}` : 'fig#1'), isReady: () => true, layout: () => 0 });
+const make = (client, isReady = () => true) => aheadOf({ client, channel: 'fig#1', channelOf: (side) => (side ? `fig#1/${side}` : 'fig#1'), isReady, layout: () => 0 });
 
 describe('ahead', () => {
   it('computes each request once, in order, on the figure\'s ahead channel, and answers take() with its result and time', async () => {
@@ -87,5 +88,28 @@ describe('ahead', () => {
     await new Promise((res) => setTimeout(res, 300));
     expect(client.runs).toEqual([['fig#1/ahead', 'sweep', { n: 32 }]]);
     expect(ahead.take(keyOf('fig#1', 'sweep', { n: 32 }))).toBeUndefined();
+  });
+
+  it('does not make again a run that failed (a dead engine would be asked without end), and goes on with the rest', async () => {
+    const client = fakeClient(), ahead = make(client);
+    client.costs.set('fails {}', 1);
+    client.costs.set('sweep {"n":16}', 1);
+    ahead.give([{ name: 'fails', params: {} }, { name: 'sweep', params: { n: 16 } }], () => {});
+    await settle();
+    expect(client.runs).toEqual([['fig#1/ahead', 'fails', {}], ['fig#1/ahead', 'sweep', { n: 16 }]]);
+  });
+
+  it('goes on with work left over when the figure, busy with a run of its own, is drawn again (wake)', async () => {
+    const client = fakeClient();
+    let ready = false;
+    const ahead = make(client, () => ready);
+    client.costs.set('sweep {"n":16}', 1);
+    ahead.give([{ name: 'sweep', params: { n: 16 } }], () => {});
+    await settle();
+    expect(client.runs).toEqual([]);  // the figure was computing
+    ready = true;
+    ahead.wake();
+    await settle();
+    expect(client.runs).toEqual([['fig#1/ahead', 'sweep', { n: 16 }]]);
   });
 });
