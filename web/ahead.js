@@ -9,9 +9,10 @@
 //                            what the request would draw (or does them itself): a new n of
 //                            full-attention is four heatmaps and two formulas, ~40 ms, so each
 //                            build is a job of its own, as many to an idle period as it has room
-//   take(key)                { result, ms } computed ahead for a request (key: keyOf), if any
-//   shown(channel, name, params, result, sizes)  a result the figure draws: a later list naming
-//                            it takes it from here
+//   take(channel, key)       { result, ms } computed ahead for a request on a channel of the
+//                            figure (key: requestKey), if any
+//   shown(channel, { key, name, params, sizes }, result)  a result the figure draws: a later list
+//                            naming it takes it from here
 //   wake()                   the figure is drawn again: work left over goes on
 //   stop()                   the list is dropped (Stop, the figure's end)
 // Two chains do the work. Computing: the next request, started in idle time once the figure is
@@ -30,7 +31,9 @@ const SHOWN = 8;  // results the figure showed lately, kept for a list that name
 const BUSY_WAIT = 100;  // ms before looking again when a reader's run has the worker
 const JOB_ROOM = 8;  // ms an idle period must have left for another job after its first
 
-export const keyOf = (channel, name, params) => `${channel} ${name} ${JSON.stringify(params)}`;
+// a request, as the figure's last result per channel names it; on a channel, as the list does
+export const requestKey = (name, params) => `${name} ${JSON.stringify(params)}`;
+const keyOf = (channel, key) => `${channel} ${key}`;
 
 export function aheadOf({ client, channel, channelOf, isReady, layout }) {
   const aheadChannel = `${channel}/ahead`;
@@ -117,7 +120,7 @@ export function aheadOf({ client, channel, channelOf, isReady, layout }) {
     give(requests, prepareWith) {
       const next = new Map();
       for (const request of requests) {
-        const key = keyOf(channelOf(request.channel), request.name, request.params), old = list.get(key);
+        const key = keyOf(channelOf(request.channel), requestKey(request.name, request.params)), old = list.get(key);
         // a result keeps its drawing if the request's other fields (what prepare draws with) agree
         const same = old && JSON.stringify(old.request) === JSON.stringify(request);
         const known = old && 'result' in old ? { result: old.result, ms: old.ms, ...(same ? { prepared: old.prepared } : {}) }
@@ -130,12 +133,12 @@ export function aheadOf({ client, channel, channelOf, isReady, layout }) {
       ticket++;
       work();
     },
-    take(key) {
-      const entry = list.get(key);
+    take(ch, key) {
+      const entry = list.get(keyOf(ch, key));
       return entry && 'result' in entry ? { result: entry.result, ms: entry.ms } : undefined;
     },
-    shown(ch, name, params, result, sizes) {
-      const key = keyOf(ch, name, params);
+    shown(ch, { key: request, name, params, sizes }, result) {
+      const key = keyOf(ch, request);
       recent.delete(key);
       recent.set(key, result);
       if (recent.size > SHOWN) recent.delete(recent.keys().next().value);

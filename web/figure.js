@@ -3,7 +3,7 @@
 // the viewport, and reruns the module's update on every change.
 //   control → values → onChange (URL, attribute) → worker request → engine → result → plot
 import { renderControls } from './controls.js';
-import { aheadOf, keyOf } from './ahead.js';
+import { aheadOf, requestKey } from './ahead.js';
 import { whenIdle } from './idle.js';
 import { el } from './readout.js';
 import { watchRoom } from './plots/room.js';
@@ -33,7 +33,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
   // an answer already on its way draws nothing
   stop.addEventListener('click', () => {
     for (const ch of [channel, ...sideChannels]) drop(ch);
-    stopAhead();
+    ahead.stop();
     // the button is about to hide: the keyboard's focus goes to the figure's first control, not
     // back to the start of the page
     (controlsEl.querySelector('input, select, button') ?? fig).focus({ preventScroll: true });
@@ -120,14 +120,13 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
   // ahead in flight: web/engine-client.js).
   const channelOf = (side) => (side ? `${channel}/${side}` : channel);
   const ahead = aheadOf({ client, channel, channelOf, isReady: () => fig.dataset.state === 'ready', layout: () => figure.layout });
-  const stopAhead = () => ahead.stop();
   let aheadMs = null;  // ms the engine took ahead for what this update draws, if it took any
   // the figure's last result on a channel, which the next list of requests ahead may name
   // (a result that came back for a request since dropped is kept, as it depends on its request
   // only, but it is not the one shown)
-  const keepLast = (ch, name, params, result, sizes, drawn = true) => {
-    last.set(ch, { key: `${name} ${JSON.stringify(params)}`, result });
-    if (drawn) ahead.shown(ch, name, params, result, sizes);
+  const keepLast = (ch, request, result, drawn = true) => {
+    last.set(ch, { key: request.key, result });
+    if (drawn) ahead.shown(ch, request, result);
   };
 
   const ctx = {
@@ -137,10 +136,11 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
     run: (name, params, opts = {}) => {
       const ch = channelOf(opts.channel);
       if (opts.channel) sideChannels.add(ch);
-      const key = `${name} ${JSON.stringify(params)}`, cache = opts.cache !== false;
-      const early = cache && last.get(ch)?.key !== key ? ahead.take(keyOf(ch, name, params)) : undefined;
+      const key = requestKey(name, params), cache = opts.cache !== false;
+      const asked = { key, name, params, sizes: opts.sizes };
+      const early = cache && last.get(ch)?.key !== key ? ahead.take(ch, key) : undefined;
       if (early) {
-        keepLast(ch, name, params, early.result, opts.sizes);
+        keepLast(ch, asked, early.result);
         if (early.ms !== undefined) aheadMs = (aheadMs ?? 0) + early.ms;
       }
       if (cache && last.get(ch)?.key === key) {
@@ -162,7 +162,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
           timing.textContent = `Computed in ${fmtMs(ms)} ms by the engine.`;
         } }).then((result) => {
         settle();
-        if (result !== null && cache) keepLast(ch, name, params, result, opts.sizes, !request.dropped);
+        if (result !== null && cache) keepLast(ch, asked, result, !request.dropped);
         return request.dropped ? null : result;
       }, (err) => {
         settle();
@@ -247,7 +247,7 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
     // the figure is gone (an element taken out of its page): its runs stop, its watchers end
     dispose() {
       for (const ch of [channel, ...sideChannels]) drop(ch);
-      stopAhead();
+      ahead.stop();
       hideBusy();
       observer.disconnect();
       unwatchRoom();

@@ -171,7 +171,7 @@ function fileRecent(recent, shape, entry) {
 }
 
 // Typesets ahead a formula that el is expected to show next (another departure's, computed ahead:
-// web/figure.js): its nodes join el's recent shapes with their numbers located, so setTex brings
+// web/ahead.js): its nodes join el's recent shapes with their numbers located, so setTex brings
 // them back without KaTeX. Nothing is done for a shape el has at hand, or for a flowing formula
 // whose flow (grouped or not) was never measured in this room: that is decided when it is shown.
 export function keepTex(el, tex, display = false) {

@@ -5,9 +5,11 @@
 import { describe, expect, it, vi } from 'vitest';
 
 vi.mock('../../web/idle.js', () => ({ whenIdle: (fn) => setTimeout(fn, 0) }));
-const { aheadOf, keyOf } = await import('../../web/ahead.js');
+const { aheadOf, requestKey } = await import('../../web/ahead.js');
 
 const settle = () => new Promise((res) => setTimeout(res, 30));
+// a request the figure made, as figure.js tells ahead.shown of it
+const asked = (name, params) => ({ key: requestKey(name, params), name, params });
 
 // A stand-in client: runs answer after a tick with their params, costs are what the test sets.
 function fakeClient() {
@@ -31,21 +33,21 @@ describe('ahead', () => {
     const client = fakeClient(), ahead = make(client);
     client.costs.set('sweep {"n":8}', 5);
     client.costs.set('row {"n":8}', 1);
-    ahead.shown('fig#1', 'sweep', { n: 8 }, 'shown');
-    ahead.shown('fig#1/q', 'row', { n: 8 }, 'shown');
+    ahead.shown('fig#1', asked('sweep', { n: 8 }), 'shown');
+    ahead.shown('fig#1/q', asked('row', { n: 8 }), 'shown');
     ahead.give([{ name: 'sweep', params: { n: 16 } }, { name: 'row', params: { n: 16 }, channel: 'q' }], () => {});
     await settle();
     expect(client.runs).toEqual([['fig#1/ahead', 'sweep', { n: 16 }], ['fig#1/ahead', 'row', { n: 16 }]]);
-    expect(ahead.take(keyOf('fig#1', 'sweep', { n: 16 }))).toEqual({ result: { name: 'sweep', params: { n: 16 } }, ms: 3 });
-    expect(ahead.take(keyOf('fig#1/q', 'row', { n: 16 }))).toEqual({ result: { name: 'row', params: { n: 16 } }, ms: 3 });
-    expect(ahead.take(keyOf('fig#1', 'row', { n: 16 }))).toBeUndefined();  // another channel's request
+    expect(ahead.take('fig#1', requestKey('sweep', { n: 16 }))).toEqual({ result: { name: 'sweep', params: { n: 16 } }, ms: 3 });
+    expect(ahead.take('fig#1/q', requestKey('row', { n: 16 }))).toEqual({ result: { name: 'row', params: { n: 16 } }, ms: 3 });
+    expect(ahead.take('fig#1', requestKey('row', { n: 16 }))).toBeUndefined();  // another channel's request
     // the same list again: nothing more is run
     ahead.give([{ name: 'sweep', params: { n: 16 } }, { name: 'row', params: { n: 16 }, channel: 'q' }], () => {});
     await settle();
     expect(client.runs.length).toBe(2);
   });
 
-  it('gives each build a prepare returns an idle slot of its own, and marks the entry drawn after the last', async () => {
+  it('runs each build a prepare returns, in order, and marks the entry drawn only after the last', async () => {
     const client = fakeClient(), ahead = make(client), order = [];
     client.costs.set('sweep {"n":16}', 5);
     const marks = () => performance.getEntriesByName('attnlab:ahead').length, before = marks();
@@ -62,8 +64,8 @@ describe('ahead', () => {
     const client = fakeClient(), ahead = make(client);
     client.costs.set('sweep {"n":8}', 900);  // the figure's own: n = 16 is not guessed cheap
     client.costs.set('row {"n":8}', 2);
-    ahead.shown('fig#1', 'sweep', { n: 8 }, 'shown');
-    ahead.shown('fig#1/q', 'row', { n: 8 }, 'shown');
+    ahead.shown('fig#1', asked('sweep', { n: 8 }), 'shown');
+    ahead.shown('fig#1/q', asked('row', { n: 8 }), 'shown');
     client.costs.set('big {}', 2000);
     client.readerBusy = true;
     ahead.give([{ name: 'sweep', params: { n: 16 } }, { name: 'big', params: {} }, { name: 'row', params: { n: 16 }, channel: 'q' }], () => {});
@@ -78,16 +80,16 @@ describe('ahead', () => {
     const client = fakeClient(), ahead = make(client);
     client.delay = 200;
     client.costs.set('sweep {"n":16}', 5);
-    ahead.shown('fig#1', 'sweep', { n: 8 }, 'drawn at 8');
-    ahead.shown('fig#1', 'sweep', { n: 16 }, 'drawn at 16');  // the reader went on to 16
+    ahead.shown('fig#1', asked('sweep', { n: 8 }), 'drawn at 8');
+    ahead.shown('fig#1', asked('sweep', { n: 16 }), 'drawn at 16');  // the reader went on to 16
     ahead.give([{ name: 'sweep', params: { n: 8 } }, { name: 'sweep', params: { n: 32 } }], () => {});
-    expect(ahead.take(keyOf('fig#1', 'sweep', { n: 8 }))).toEqual({ result: 'drawn at 8', ms: undefined });
+    expect(ahead.take('fig#1', requestKey('sweep', { n: 8 }))).toEqual({ result: 'drawn at 8', ms: undefined });
     await vi.waitFor(() => expect(client.runs.length).toBe(1), { interval: 5 });  // n = 32's run is going
     ahead.stop();
     expect(client.cancels).toEqual(['fig#1/ahead']);
     await new Promise((res) => setTimeout(res, 300));
     expect(client.runs).toEqual([['fig#1/ahead', 'sweep', { n: 32 }]]);
-    expect(ahead.take(keyOf('fig#1', 'sweep', { n: 32 }))).toBeUndefined();
+    expect(ahead.take('fig#1', requestKey('sweep', { n: 32 }))).toBeUndefined();
   });
 
   it('does not make again a run that failed (a dead engine would be asked without end), and goes on with the rest', async () => {

@@ -229,9 +229,9 @@ export function showHeatmap(container, options, ...after) {
   }, ...after);
 }
 
-// A heatmap of a layout other than the one shown (a neighbouring n, computed ahead: web/figure.js
-// ahead), built now and filed with the ones the container showed lately, so that showHeatmap takes
-// it back, recoloured, when it is asked for, rather than build it then.
+// A heatmap of a layout other than the one shown (a neighbouring n, computed ahead: web/ahead.js),
+// built now and filed with the ones the container showed lately, so that showHeatmap takes it back,
+// recoloured, when it is asked for, rather than build it then.
 export function keepHeatmap(container, options) {
   const o = withDefaults({ dark: prefersDark(container), ...options }), shape = shapeOf(o);
   if (container.firstChild?.dataset?.shape === shape || takeBack.has(container, shape)) return;

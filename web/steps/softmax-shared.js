@@ -59,7 +59,7 @@ export async function runBoth(run, figure, stepId, { sweep, row }) {
   ]);
 }
 
-// The requests a reader's next move is likely to make, for the figure's ahead (web/figure.js): the
+// The requests a reader's next move is likely to make, for the figure's ahead (web/ahead.js): the
 // seed and n one step either way, the seed first (the same work as the figure's own). A new seed
 // is the two runs; a new n, also new bars or maps and curves with a new uniform level. Each
 // request carries the values it is drawn with; prepare tells the query's by its channel.
