@@ -15,9 +15,8 @@ export async function loadLocalEngine() {
   if (self.origin === 'null') throw new Error('no local engine in an opaque origin');
   const [{ createEngine }, all, training] = await Promise.all([
     import('./engine.js'), import('./experiments/index.js'), import('./experiments/training-ablation.js')]);
-  // never the training runs: their trainer lives in the worker between requests, and a run that
-  // took 2 ms for ten steps takes seconds for three hundred
-  const experiments = Object.fromEntries(Object.entries(all.experiments).filter(([name]) => !(name in training.experiments)));
+  // never the training runs (but a run's first chunk, trainingStart): training.workerOnly
+  const experiments = Object.fromEntries(Object.entries(all.experiments).filter(([name]) => !training.workerOnly.includes(name)));
   const engine = await createEngine();
   // the worker's warm-up (web/warm-up.js), one call per idle period: a cold engine's first light
   // run takes 10–20 ms, which would send the next one back to the worker

@@ -163,6 +163,34 @@ describe('training-ablation in Chromium', () => {
     await close();
   });
 
+  it('a new run’s first chunk comes from the page’s engine, drawn in the task of the change, and the run ends as on a fresh page', async () => {
+    const { page, errors, close } = await h.open(`?step=${ID}`);
+    await waitForUpdates(page, ID, 1);
+    await page.waitForFunction(() => performance.getEntriesByName('attnlab:page-engine').length > 0);
+    // one change first: the load's first chunk, on a cold worker, may have taken over 12 ms, and
+    // the page's engine takes only runs it knows to be light (engine-client.js)
+    await page.selectOption(`#${ID} [data-param="init"]`, 'lecun');
+    await waitForUpdates(page, ID, 2);
+    // the change, then microtasks only: no message from the worker can be handled in between
+    const inTask = await page.evaluate(async (id) => {
+      const fig = document.querySelector(`#${id} figure.live`), select = fig.querySelector('[data-param="optimizer"]');
+      const before = Number(fig.dataset.streamed || 0);
+      select.value = 'adam';
+      select.dispatchEvent(new Event('change', { bubbles: true }));
+      for (let k = 0; k < 100; k++) await Promise.resolve();
+      return [Number(fig.dataset.streamed || 0) - before, fig.querySelector('.training-status').textContent,
+        fig.querySelectorAll('.panel g[aria-label="line"] path').length];
+    }, ID);
+    expect(inTask).toEqual([1, 'step 2 of 300', 16]);
+    await waitForUpdates(page, ID, 3);
+    const fresh = await h.open(`?step=${ID}&optimizer=adam&init=lecun`);
+    await waitForUpdates(fresh.page, ID, 1);
+    expect(await mainRun(page)).toEqual(await mainRun(fresh.page));
+    expect(errors).toEqual([]);
+    await fresh.close();
+    await close();
+  });
+
   it('draws the first streamed chunk as it arrives, and later ones only every 200 ms', async () => {
     // The page's clock is Playwright's, paused from the start: the worker trains in real time and
     // its chunks arrive, but no page timer fires until the test moves the clock. The first chunk

@@ -3,7 +3,7 @@
 // very curves of one uninterrupted run; and the small-versus-large d_k report says what it measures.
 import { describe, expect, it } from 'vitest';
 import { createEngine, TRAIN_VARIANTS } from '../../web/engine.js';
-import { CONTRAST, trainingContrast, trainingRun } from '../../web/experiments/training-ablation.js';
+import { CONTRAST, trainingContrast, trainingRun, trainingStart } from '../../web/experiments/training-ablation.js';
 import { drain } from './drain.js';
 
 const engine = await createEngine();
@@ -52,6 +52,20 @@ describe('training-ablation: the worker streams the engine’s trainer', () => {
       if (s.done) break;
     }
     expect(sizes).toEqual([2, 10, 10, 10, 3]);
+  });
+
+  it('a run’s first chunk on its own (trainingStart, the page’s engine) is the run’s first chunk, bit for bit, on a fresh engine too', async () => {
+    // the page draws whichever of the two comes first: they must not differ, for any variant or metric
+    for (const c of [config, { ...config, optimizer: 'adam', lr: 0.01, seed: 12 }, { ...config, init: 'custom', sigma: 1, seqLen: 16 }]) {
+      const streamedFirst = trainingRun(engine, { config: c, from: 0, to: 30 }, { channel: 'start-test' }).next().value.partial;
+      for (const e of [engine, await createEngine()]) {
+        const { result } = drain(trainingStart(e, { config: c }));
+        expect(result.from).toBe(0);
+        expect(result.step).toBe(2);
+        for (const n of TRAIN_VARIANTS) for (const m of ['loss', 'accuracy', 'entropy', 'gradNorm', 'scale'])
+          expect([...result.variants[n][m]]).toEqual([...streamedFirst.variants[n][m]]);
+      }
+    }
   });
 
   it('two figures training at once (two channels, their chunks interleaved) each get the curves of an uninterrupted run', () => {

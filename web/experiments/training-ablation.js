@@ -6,7 +6,7 @@
 // Steps per chunk: about 10–40 ms of training at the default size in wasm SIMD. A run's first
 // chunk is smaller (~2–5 ms), so that its curves start within a frame of the reader's change.
 const CHUNK_STEPS = 10;
-const FIRST_CHUNK_STEPS = 2;
+export const FIRST_CHUNK_STEPS = 2;
 
 // The live trainers: one per channel (a figure; the worker runs one request per channel at a
 // time), kept between runs so that pausing (which supersedes the run) and playing again continue
@@ -57,6 +57,17 @@ export function* trainingRun(engine, { config, from = 0, to }, { channel = '' } 
   return { ...(last ?? t.curves(from)), config: t.config };
 }
 
+// A trajectory's first chunk, steps 0 → FIRST_CHUNK_STEPS, from a trainer of its own: the chunk
+// trainingRun streams first, bit for bit. Light (~0.5 ms at the default size), so the page's engine
+// computes it in the task of the reader's change and its curves are drawn in that change's frame:
+// from the worker, the chunk waited behind that frame (10–20 ms of paint on the whole page).
+export function* trainingStart(engine, { config }) {
+  const t = engine.createTrainer(config);
+  try {
+    return t.step(FIRST_CHUNK_STEPS);
+  } finally { t.dispose(); }
+}
+
 // The page's report at small and large d_k: every variant trained `steps` steps at each d_k with
 // each optimizer (its usual learning rate), the rest at the engine's defaults; the mean loss and
 // accuracy over the last tenth of the steps, and the mean attention entropy over the first 10.
@@ -88,4 +99,7 @@ export function* trainingContrast(engine, { seed, seqLen }) {
   return { seed, seqLen, steps: CONTRAST.steps, rows };
 }
 
-export const experiments = { trainingRun, trainingContrast };
+export const experiments = { trainingRun, trainingContrast, trainingStart };
+// the runs the page's engine never takes (web/local-engine.js): their trainer lives in the worker
+// between requests, and a run that took 2 ms for ten steps takes seconds for three hundred
+export const workerOnly = ['trainingRun', 'trainingContrast'];

@@ -98,10 +98,12 @@ export function mount(figure, { run, cancel }) {
   let values = null, config = null;
   let curves = empty(), trained = 0, at = 0, running = false, pending = 0;
 
+  // true if `chunk` continued the curves (one that does not is stale)
   const append = (chunk) => {
-    if (!chunk || chunk.from !== trained) return;  // a chunk that does not continue the curves is stale
+    if (!chunk || chunk.from !== trained) return false;
     for (const n of VARIANTS) for (const m of METRICS) curves[n][m].push(...chunk.variants[n][m]);
     at = trained = chunk.step;
+    return true;
   };
   // the curves' steps 1 … upTo (those shown: upTo = at)
   const curvesTo = (upTo) => (upTo === trained ? curves : Object.fromEntries(VARIANTS.map((n) =>
@@ -197,6 +199,17 @@ export function mount(figure, { run, cancel }) {
     running = true;
     at = trained;
     let frame = 0, raf = 0, drawn = false;
+    // The first chunk, drawn at once. A new trajectory's comes from the page's engine too
+    // (trainingStart, below), once that is known to be light at these sizes (engine-client.js):
+    // it is drawn before the frame of the reader's change, where the worker's waited behind that
+    // frame (10–20 ms of paint on the whole page). Whichever comes first is drawn; the other
+    // starts at step 0 again, and append drops it.
+    const first = (chunk) => {
+      if (ticket !== pending || drawn || !append(chunk)) return;
+      drawn = true;
+      draw();
+      figure.streamed();
+    };
     // (cache: false: after a reset the same request must train again; its last answer is only
     // the last chunk). Asked for before the figure shows where training starts: the worker trains
     // its first chunk while the main thread draws that.
@@ -207,13 +220,14 @@ export function mount(figure, { run, cancel }) {
         // curves stop (the worker's trainer rewinds to that step when play resumes)
         if (ticket !== pending) return;
         figure.progress(p);
-        append(chunk);
         // the first chunk at once, so the curves start as soon as training does; then a redraw
         // at most every 200 ms, at a frame: the main thread stays free for the reader
-        if (!drawn) { drawn = true; draw(); figure.streamed(); }
-        else if (!frame) frame = setTimeout(() => { raf = requestAnimationFrame(() => { frame = raf = 0; draw(); figure.streamed(); }); }, 200);
+        if (!drawn) first(chunk);
+        else if (append(chunk) && !frame) frame = setTimeout(() => { raf = requestAnimationFrame(() => { frame = raf = 0; draw(); figure.streamed(); }); }, 200);
       },
     });
+    if (trained === 0)
+      run('trainingStart', { config }, { channel: 'start', sizes: { dk: config.dk, seqLen: config.seqLen } }).then(first, () => {});
     // the status and tables at once; the curves of a new run only with its first chunk, a few ms
     // on: emptying four plots first cost the main thread ~15 ms, which the chunk then waited for
     draw({ plots: trained > 0 });
