@@ -65,9 +65,9 @@ export function densityHistogramPlot(options) {
     strokeDasharray: c.dashed ? '5,4' : null, clip: true })));
   if (!yLog) marks.push(Plot.ruleY([0]));
   const svg = plot({
-    width, height, marginLeft: 52, marginRight: 12,
+    width, height, marginLeft: 52, marginRight: 12, marginBottom: 40,  // the x label below the ticks: at the right end it met "5"
     style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-    x: { label: xLabel, domain: [lo, hi] },
+    x: { label: xLabel, domain: [lo, hi], labelAnchor: 'center', labelOffset: 34 },
     y: yLog ? { type: 'log', label: `${yName} (log scale)`, grid: true, domain: [floor, top],
       ticks: fitDecades(floor, top, height), tickFormat: powersOfTen(fitDecades(floor, top, height)) }
       : { label: yName, grid: true, domain: [0, top] },

@@ -53,7 +53,9 @@ export function sweepCurvesPlot({ series, refs = [], marker, xLabel, yLabel, xLo
   return plot({
     width, height, marginLeft: 56, marginRight: 18, marginTop: 26, marginBottom: 35,  // the x label clear of "4096" below it
     style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-    x: { type: xLog ? 'log' : 'linear', label: xLabel, grid: !xTicks },
+    // (clipped to the frame, the first and last points would lose their outer half: the x range is
+    // inset by a dot and its interval bar's width)
+    x: { type: xLog ? 'log' : 'linear', label: xLabel, grid: !xTicks, ...(clip ? { inset: 6 } : {}) },
     y: { type: yLog ? 'log' : 'linear', label: yLabel, grid: !yt, domain: yDomain },
     color: { domain: names, range: colors ?? SERIES_COLORS.slice(0, names.length), legend: names.length > 1 },
     ariaLabel: ariaLabel ?? `${yLabel} against ${xLabel}: ${names.join(', ')}`,

@@ -187,7 +187,7 @@ export function mount(figure, { run, ahead }) {
       summary.textContent =
         `With ${what} and ${fmtInt(count)} pairs per dₖ (seed ${seed}), ${verdict}` +
         `At dₖ = ${last.dk} the engine measures Var(q·k) = ${fmt(last.variance, 4)} ${fmtInterval(last.varianceCI, 4)} ` +
-        `against ${fmt(last.formulaVariance, 4)}, and a mean of ${fmt(last.mean, 3)} against ${fmt(last.formulaMean, 4)}.`;
+        `against ${fmt(last.formulaVariance, 4)}, and a mean of ${fmt(last.mean, 4)} against ${fmt(last.formulaMean, 4)}.`;
       figure.done(r);
       // the other departures at these sizes and seed, computed while the page is idle, and drawn
       // ahead: their formulas typeset and their plots built, kept for when one is chosen. A

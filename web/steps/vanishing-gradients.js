@@ -3,7 +3,7 @@
 import { keepSweepCurves, showSweepCurves } from '../plots/sweep-curves.js';
 import { SERIES_COLORS, niceCeil } from '../plots/style.js';
 import { keepHeatmap, showHeatmap } from '../plots/heatmap.js';
-import { fmt, fmtInt, fmtInterval, fmtPow, fmtTiny } from '../format.js';
+import { fmt, fmtInt, fmtInterval, fmtPow, fmtTiny, sub } from '../format.js';
 import { dataTable, fillTable, grid, keepTex, liveFormula, liveSummary, panel, setTex, shownTable } from '../readout.js';
 import { DK_TICKS, marker } from './dk-axis.js';
 import { SERIES, SWEEP_PARAMS, list, nearbyRequests, nonMaxMass, outside, quote, runBoth, sourcesPanel, tex } from './softmax-shared.js';
@@ -37,6 +37,23 @@ function seriesOf(s, stat) {
 // saturated row's norm is 10⁻²⁷ or less, which fmt writes as 0, a one-hot row's exact value; the
 // interval (mean ± 1.96 standard errors, a normal approximation; softmaxSweep clips it at 0).
 const normCells = (a, i) => [fmtTiny(a.mean[i]), fmtInterval([a.lo[i], a.hi[i]]), fmtTiny(a.median[i])];
+
+// ‖J‖_F of softmax(scores) in double precision (J = diag(p) − ppᵀ)
+function exactFrobenius(scores) {
+  const top = Math.max(...scores), e = scores.map((x) => Math.exp(x - top)), z = e.reduce((a, b) => a + b, 0);
+  const p = e.map((x) => x / z);
+  let sum = 0;
+  for (let i = 0; i < p.length; i++) for (let j = 0; j < p.length; j++) sum += ((i === j ? p[i] : 0) - p[i] * p[j]) ** 2;
+  return Math.sqrt(sum);
+}
+// Why a float32 ‖J‖ differs from the one a reader works out by hand, when it does: the largest
+// weight rounds to exactly 1, so its own entry p_m(1 − p_m) is 0, where exactly it is ≈ 1 − p_m.
+function roundedToOne({ scores, p }) {
+  const m = p.indexOf(Math.max(...p));
+  if (p[m] !== 1) return '';
+  return ` in float32, where p${sub(m + 1)} rounds to exactly 1 and so J${sub(m + 1)}${sub(m + 1)} = p${sub(m + 1)}(1 − p${sub(m + 1)}) to 0; ` +
+    `in exact arithmetic that entry is about the other weights’ sum, and ‖J‖ = ${fmt(exactFrobenius(scores), 2)}`;
+}
 
 // How many of the sampled rows at the largest d_k came out exactly one-hot, as the end of a sentence.
 const oneHotAt = (count, rows, dk) =>
@@ -168,7 +185,7 @@ export function mount(figure, { run, ahead }) {
       `A one-hot p = (1, 0, …, 0) over ${h.n} keys has J = 0 exactly: the engine’s largest |Jᵢⱼ| is ${fmtTiny(h.maxAbsJ)}, and softmaxBackward ` +
       `returns a gradient whose largest entry is ${fmtTiny(h.maxAbsGrad)} for an upstream gradient of norm ${fmt(h.upstreamNorm)}. ` +
       `The forum post’s (source 000) unscaled row ${quote(h.forum.scores)} is one-hot but for ${fmt(nonMaxMass(h.forum.p), 2)}, ` +
-      `and its ‖J‖ is ${fmt(h.forum.frobenius, 2)}.`,
+      `and its ‖J‖ is ${fmt(h.forum.frobenius, 2)}${roundedToOne(h.forum)}.`,
       `In float32, a weight below ${fmtPow(2, -149)} ≈ ${fmtPow('e', Math.log(2 ** -149))} rounds to 0, so a saturated row can be exactly one-hot: without the scale, ` +
       oneHotAt(s.scales.none.oneHot[last], s.rows, s.dks[last]),
     ];
