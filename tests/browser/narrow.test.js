@@ -93,6 +93,18 @@ describe('on a narrow screen', () => {
     await close();
   });
 
+  it('on a desktop screen (1200 px) no display formula of the prose is wider than its column', async () => {
+    // (setup's S = QKᵀ line ran 7 px over, its full stop cut off under a sideways scroll)
+    const { page, errors, close } = await h.open('', { viewport: { width: 1200, height: 900 } });
+    await page.addStyleTag({ content: 'main > section { content-visibility: visible !important; }' });  // every section laid out
+    const wide = await page.$$eval('main .math.display', (ds) => ds.filter((d) => d.scrollWidth > d.clientWidth + 1)
+      .map((d) => `${d.closest('section').id}: ${d.scrollWidth} in ${d.clientWidth}: ${d.textContent.slice(0, 40)}`));
+    expect(await page.$$eval('main .math.display', (ds) => ds.length)).toBeGreaterThanOrEqual(15);
+    expect(wide).toEqual([]);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it('no line starts with the full stop or comma after a formula, on the page (typeset at build) or in <attnlab-step> (in the browser)', async () => {
     // (product-variance's “q_l k_l. Before adding them…” put its full stop first on a line)
     const orphans = (page, host) => page.evaluate((host) => {
