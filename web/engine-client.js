@@ -132,11 +132,14 @@ export function connectEngine({ start = startWorker, onRestart, local: loadLocal
     // "all but the seed and query" (initialization's rule changes the weights, not the work: a
     // rule never chosen is then light at once, with no round trip behind the input's frame)
     // ahead: a run no reader asked for yet (web/ahead.js), marked attnlab:posted-ahead
-    run: (name, params, { channel = name, onProgress, onTiming, worker: inWorker = false, sizes: given, ahead = false } = {}) => {
+    // optional: a run worth making on the page only (a training run's first chunk, which the
+    // worker's own run sends too): it resolves null at once where the page's engine would not take
+    // it, and goes to the worker only to learn its cost at sizes the page's engine has never met
+    run: (name, params, { channel = name, onProgress, onTiming, worker: inWorker = false, sizes: given, ahead = false, optional = false } = {}) => {
       const key = costKey(name, params, given);
-      return !inWorker && local && !down && costs.get(key) < LIGHT_MS && local.experiments[name]
-        ? runLocal(channel, name, params, onTiming, key)
-        : post(channel, name, params, { onProgress, onTiming }, key, ahead);
+      if (!inWorker && local && !down && costs.get(key) < LIGHT_MS && local.experiments[name]) return runLocal(channel, name, params, onTiming, key);
+      if (optional && (down || !local?.experiments[name] || costs.has(key))) return Promise.resolve(null);
+      return post(channel, name, params, { onProgress, onTiming }, key, ahead);
     },
     cancel,
     // ms the last run of a request at these sizes took (undefined: none yet); given: as run's sizes

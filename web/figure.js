@@ -133,6 +133,8 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
     // a step may run side jobs on channels of its own: they are named within this figure's.
     // cache: false for a run whose answer depends on more than its parameters (a streamed
     // training run continues the worker's trainer: after a reset, the same request must train again)
+    // timing: false for a run whose time is not the figure's (a training run's first chunk, beside
+    // the run itself); optional: as engine-client's run
     run: (name, params, opts = {}) => {
       const ch = channelOf(opts.channel);
       if (opts.channel) sideChannels.add(ch);
@@ -153,9 +155,9 @@ export function mountFigure({ step, fig, client, values, notes = [], onChange = 
       if (pending.has(ch)) pending.get(ch).dropped = true;
       pending.set(ch, request);
       const settle = () => { if (pending.get(ch) === request) pending.delete(ch); };
-      return client.run(name, params, { onProgress: opts.onProgress, worker: opts.worker, sizes: opts.sizes, channel: ch,
+      return client.run(name, params, { onProgress: opts.onProgress, worker: opts.worker, sizes: opts.sizes, optional: opts.optional, channel: ch,
         onTiming: (ms) => {
-          if (request.dropped) return;
+          if (request.dropped || opts.timing === false) return;
           resolvedAt = performance.now();
           fig.dataset.engineMs = ms.toFixed(2);
           engineRan = true;

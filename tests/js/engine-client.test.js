@@ -145,6 +145,29 @@ describe('engine-client with a page engine', () => {
     expect((await c.run('ok', { init: 'lecun-normal', dmodel: 512, dk: 64 })).worker).toBe(0);
   });
 
+  it('an optional run is made on the page when it is light there, in the worker only to learn its cost, and else not at all', async () => {
+    FakeWorker.made = [];
+    const calls = [];
+    const posted = () => performance.getEntriesByName('attnlab:posted').length;
+    // no page engine (the single-file build, or before it loads): not made
+    const bare = connectEngine({ start });
+    await bare.ready;
+    let before = posted();
+    expect(await bare.run('ok', { x: 1 }, { optional: true })).toBeNull();
+    expect(posted()).toBe(before);
+    const c = connectEngine(withPageEngine(calls));
+    await loaded(c);
+    before = posted();
+    expect((await c.run('ok', { x: 1, seed: 1 }, { optional: true })).worker).toBe(1);  // its cost unknown: learnt in the worker (c's)
+    expect(posted()).toBe(before + 1);
+    expect(await c.run('ok', { x: 1, seed: 2 }, { optional: true })).toMatchObject({ page: true });  // light: on the page
+    await c.run('slow', {});  // 20 ms in the worker
+    before = posted();
+    expect(await c.run('slow', {}, { optional: true })).toBeNull();  // heavy: not made
+    expect(posted()).toBe(before);
+    expect(calls).toEqual([{ x: 1, seed: 2 }]);
+  });
+
   it('a light request asked for in the worker stays there, to overlap a run on the page', async () => {
     FakeWorker.made = [];
     const calls = [];

@@ -4,7 +4,8 @@
 // See chunks.js for the generator contract.
 
 // Steps per chunk: about 10–40 ms of training at the default size in wasm SIMD. A run's first
-// chunk is smaller (~2–5 ms), so that its curves start within a frame of the reader's change.
+// chunk is smaller (~0.5 ms at the default size, ~10 at d_k = 512, L = 32), so that its curves
+// start within a frame of the reader's change.
 const CHUNK_STEPS = 10;
 export const FIRST_CHUNK_STEPS = 2;
 
@@ -100,6 +101,6 @@ export function* trainingContrast(engine, { seed, seqLen }) {
 }
 
 export const experiments = { trainingRun, trainingContrast, trainingStart };
-// the runs the page's engine never takes (web/local-engine.js): their trainer lives in the worker
-// between requests, and a run that took 2 ms for ten steps takes seconds for three hundred
+// the runs the page's engine never takes (web/local-engine.js): a run that took 2 ms for ten steps
+// takes seconds for three hundred (and trainingRun's trainer lives in the worker between requests)
 export const workerOnly = ['trainingRun', 'trainingContrast'];

@@ -1,6 +1,7 @@
 // (eq:training-ablation) One attention layer trained four times, side by side, from the same
 // initial weights on the same batches: scale 1/√d_k, none, 1/d_k, a learned 1/τ. The worker runs
-// the engine's trainer in chunks; this module accumulates the streamed curves and draws them.
+// the engine's trainer in chunks (a new run's first chunk also on the page's engine); this module
+// accumulates the streamed curves and draws them.
 import { CONTRAST } from '../experiments/training-ablation.js';
 import { SERIES_COLORS } from '../plots/style.js';
 import { keepTrainingCurves, showTrainingCurves, smooth } from '../plots/training-curves.js';
@@ -200,10 +201,10 @@ export function mount(figure, { run, cancel }) {
     at = trained;
     let frame = 0, raf = 0, drawn = false;
     // The first chunk, drawn at once. A new trajectory's comes from the page's engine too
-    // (trainingStart, below), once that is known to be light at these sizes (engine-client.js):
-    // it is drawn before the frame of the reader's change, where the worker's waited behind that
-    // frame (10–20 ms of paint on the whole page). Whichever comes first is drawn; the other
-    // starts at step 0 again, and append drops it.
+    // (trainingStart, below), once that is known to be light at these sizes (engine-client.js;
+    // elsewhere it is not made, but to learn that cost): it is drawn before the frame of the
+    // reader's change, where the worker's waited behind that frame (10–20 ms of paint on the
+    // whole page). Whichever comes first is drawn, and the other, the same chunk, is not.
     const first = (chunk) => {
       if (ticket !== pending || drawn || !append(chunk)) return;
       drawn = true;
@@ -227,7 +228,8 @@ export function mount(figure, { run, cancel }) {
       },
     });
     if (trained === 0)
-      run('trainingStart', { config }, { channel: 'start', sizes: { dk: config.dk, seqLen: config.seqLen } }).then(first, () => {});
+      run('trainingStart', { config }, { channel: 'start', sizes: { dk: config.dk, seqLen: config.seqLen }, optional: true, timing: false })
+        .then(first, () => {});
     // the status and tables at once; the curves of a new run only with its first chunk, a few ms
     // on: emptying four plots first cost the main thread ~15 ms, which the chunk then waited for
     draw({ plots: trained > 0 });
