@@ -308,6 +308,25 @@ describe('drawn ahead', () => {
     }, 90000);
   }
 
+  it('scaling-choices: the seed one up, whose a = ½ slope turns to scientific notation (3 → 4: −9.44×10⁻⁴), has its formula typeset ahead: no request, no Plot build, no typeset', async () => {
+    const id = 'scaling-choices';
+    const { page, errors, close } = await h.open(`?step=${id}&seed=3`);
+    const fresh = await h.open();
+    await waitForUpdates(page, id, 1);
+    await drawnAhead(page, 8);
+    const before = await costs(page);
+    await page.locator(`#${id} [data-param="seed"]`).evaluate((e) => { e.value = '4'; e.dispatchEvent(new Event('change', { bubbles: true })); });
+    await waitForUpdates(page, id, 2);
+    expect(await costs(page)).toEqual(before);
+    expect(await page.$eval(`#${id} .live-formula annotation`, (a) => a.textContent)).toMatch(/\\times 10\^\{-4\}/);
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('seed') === '4');
+    await likeFresh(page, fresh, id, 'seed');
+    expect(errors).toEqual([]);
+    expect(fresh.errors).toEqual([]);
+    await fresh.close();
+    await close();
+  }, 90000);
+
   it('initialization: another rule, computed and drawn while the page was idle, is drawn with no run, no Plot build and no typeset, as a fresh page draws it', async () => {
     // (its run is light, on the page's own engine once measured: no request to the worker either
     // way, so the engine's time says whether it ran)

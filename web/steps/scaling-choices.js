@@ -3,7 +3,7 @@
 import { keepBars, showBars } from '../plots/bars.js';
 import { keepSweepCurves, showSweepCurves } from '../plots/sweep-curves.js';
 import { fmt, fmtInt, fmtInterval, fmtShort, sub } from '../format.js';
-import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, shownTable } from '../readout.js';
+import { dataTable, fillTable, grid, keepTex, liveFormula, liveSummary, panel, setTex, shownTable } from '../readout.js';
 import { texSigned } from '../tex.js';
 import { CLAIMS, nearlyUniform, verdictOf } from './claims.js';
 import { DK_TICKS, marker } from './dk-axis.js';
@@ -68,6 +68,15 @@ function curvesOf(s, dk) {
   };
 }
 
+// The formula with the sweep's measured slopes (a sweep result's, so that one computed ahead is
+// typeset ahead too: a slope of another length is a new shape for KaTeX). c^{2}, not c^2: see the
+// exponents of initialization.js's weightTex. The slopes carry their sign in braces (texSigned):
+// the one for a = ½ is near 0, and a sign that changed with the seed would have made KaTeX typeset
+// the formula anew.
+const formulaOf = (s) => String.raw`\begin{gathered}\operatorname{Var}(c\,q\cdot k)=c^{2} d_k,\qquad c=d_k^{-a}\ \Rightarrow\ \operatorname{Var}=d_k^{\,1-2a}\\
+      \text{measured slope of }\allowbreak\log\operatorname{Var}\text{ against }\allowbreak\log d_k:\quad
+      ${NAMES.map((k) => String.raw`a=${TEX_A[k]}:\ ${texSigned(s.slopes[k], (v) => tex(v, 3))}`).join(String.raw`,\quad `)}\end{gathered}`;
+
 export function mount(figure, { run, ahead }) {
   const formula = liveFormula();
   const one = panel('One query, three scales: the weights');
@@ -111,12 +120,7 @@ export function mount(figure, { run, ahead }) {
     }));
     fillTable(maxPanel.table, head, NAMES.map((k) => ({ name: SERIES[k], cells: at(k, 'maxWeight') })));
     fillTable(hPanel.table, head, NAMES.map((k) => ({ name: SERIES[k], cells: at(k, 'entropy') })));
-    // c^{2}, not c^2: see the exponents of initialization.js's weightTex. The slopes carry their sign
-    // in braces (texSigned): the one for a = ½ is near 0, and a sign that changed with the seed
-    // would have made KaTeX typeset the formula anew
-    setTex(formula, String.raw`\begin{gathered}\operatorname{Var}(c\,q\cdot k)=c^{2} d_k,\qquad c=d_k^{-a}\ \Rightarrow\ \operatorname{Var}=d_k^{\,1-2a}\\
-      \text{measured slope of }\allowbreak\log\operatorname{Var}\text{ against }\allowbreak\log d_k:\quad
-      ${NAMES.map((k) => String.raw`a=${TEX_A[k]}:\ ${texSigned(s.slopes[k], (v) => tex(v, 3))}`).join(String.raw`,\quad `)}\end{gathered}`, true);
+    setTex(formula, formulaOf(s), true);
   }
 
   function drawChecks(r, s) {
@@ -183,7 +187,7 @@ export function mount(figure, { run, ahead }) {
         if (request.channel) return [() => keepBars(one.plot, barsOf(result))];
         const curves = curvesOf(result, request.values.dk);
         return [() => keepSweepCurves(varPanel.plot, curves.variance), () => keepSweepCurves(maxPanel.plot, curves.max),
-          () => keepSweepCurves(hPanel.plot, curves.entropy)];
+          () => keepSweepCurves(hPanel.plot, curves.entropy), () => keepTex(formula, formulaOf(result), true)];
       });
     },
   };
