@@ -57,7 +57,7 @@ function curvesOf(s, dk) {
     },
     max: {
       series: all.map(({ name, stat }) => ({ name, points: sweepPoints(s, stat, 'maxWeight') })),
-      refs: [{ name: `uniform: 1/n = ${fmt(1 / n)}`, y: 1 / n, dy: 10 }], marker: marker(dk), xTicks: DK_TICKS,  // below the level: the 1/d_k curve meets it from above
+      refs: [{ name: `uniform: 1/n = ${fmt(1 / n)}`, y: 1 / n, dy: -14 }], marker: marker(dk), xTicks: DK_TICKS,  // clear above the level, which the 1/d_k curve meets from above: below it the label met the axis
       xLabel: 'dₖ', yLabel: 'mean largest weight', yDomain: [0, 1],
     },
     entropy: {

@@ -37,7 +37,7 @@ function curvesOf(s, dk) {
   return {
     max: {
       series: [{ name: SERIES.none, points: sweepPoints(s, 'none', 'maxWeight') }, { name: SERIES.sqrt, points: sweepPoints(s, 'sqrt', 'maxWeight') }],
-      refs: [{ name: `uniform: 1/n = ${fmt(1 / n)}`, y: 1 / n, dy: 10 }], marker: marker(dk), xTicks: DK_TICKS,  // below the level, as in scaling-choices
+      refs: [{ name: `uniform: 1/n = ${fmt(1 / n)}`, y: 1 / n, dy: -14 }], marker: marker(dk), xTicks: DK_TICKS,  // clear above the level, as in scaling-choices
       xLabel: 'dₖ', yLabel: 'mean largest weight', yDomain: [0, 1],
     },
     entropy: {
