@@ -93,6 +93,24 @@ describe('on a narrow screen', () => {
     await close();
   });
 
+  it('on a phone every select shows its chosen option whole', async () => {
+    // (initialization's "Glorot uniform, one head" read "Glorot uniform, on" beside its label)
+    const { page, errors, close } = await h.open('', PHONE);
+    await page.addStyleTag({ content: 'main > section { content-visibility: visible !important; }' });
+    const cut = await page.$$eval('main select', (ss) => {
+      const ctx = document.createElement('canvas').getContext('2d');
+      return ss.filter((s) => s.offsetParent).map((s) => {
+        ctx.font = getComputedStyle(s).font;
+        // the text, and the select's padding and arrow (20 px: a select as wide as its text, setup's q₁, is 20 px wider)
+        return { where: `${s.closest('section').id} ${s.dataset.param}`, text: ctx.measureText(s.selectedOptions[0].text).width + 20, room: s.clientWidth };
+      });
+    });
+    expect(cut.length).toBeGreaterThanOrEqual(6);
+    expect(cut.filter((c) => c.text > c.room + 0.5).map((c) => `${c.where}: ${Math.round(c.text)} in ${c.room}`)).toEqual([]);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it('on a desktop screen (1200 px) no display formula of the prose is wider than its column', async () => {
     // (setup's S = QKᵀ line ran 7 px over, its full stop cut off under a sideways scroll)
     const { page, errors, close } = await h.open('', { viewport: { width: 1200, height: 900 } });
