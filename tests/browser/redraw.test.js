@@ -183,7 +183,10 @@ const marks = (page, name) => page.evaluate((n) => performance.getEntriesByName(
 describe('drawn ahead', () => {
   // what a change itself costs: requests to the worker, Plot builds, KaTeX typesets
   const costs = (page) => Promise.all(['attnlab:posted', 'attnlab:plot', 'attnlab:typeset'].map((n) => marks(page, n)));
-  const drawnAhead = (page, k) => page.waitForFunction((n) => performance.getEntriesByName('attnlab:ahead').length >= n, k, { timeout: 30000 });
+  // (marks of this step's figure only: a neighbouring figure in view draws ahead too, and its
+  // marks made the count before this one's builds were done)
+  const drawnAhead = (page, k, id) => page.waitForFunction(([n, step]) =>
+    performance.getEntriesByName('attnlab:ahead').filter((m) => String(m.detail).startsWith(`${step}#`)).length >= n, [k, id], { timeout: 30000 });
   const AHEAD_TIMING = /^Computed ahead in [\d.]+ ms by the engine, before it was chosen\.$/;
   const timing = (page, id) => page.$eval(`#${id} figure.live > p.timing`, (p) => p.textContent);
   // the page's URL, opened fresh, draws the figure as the page shows it, attribute for attribute
@@ -198,7 +201,7 @@ describe('drawn ahead', () => {
     const { page, errors, close } = await h.open(`?step=${id}`);
     const fresh = await h.open();
     await waitForUpdates(page, id, 1);
-    await drawnAhead(page, 3);
+    await drawnAhead(page, 3, id);
     expect(await marks(page, 'attnlab:posted-ahead')).toBeGreaterThanOrEqual(3);
     for (const [departure, updates] of [['student-t', 2], ['layernorm', 3], ['rho', 4]]) {
       const before = await costs(page);
@@ -286,7 +289,7 @@ describe('drawn ahead', () => {
       const { page, errors, close } = await h.open(`?step=${id}`);
       const fresh = await h.open();
       await waitForUpdates(page, id, 1);
-      await drawnAhead(page, first);
+      await drawnAhead(page, first, id);
       const before = await costs(page);
       await page.locator(`#${id} [data-param="n"]`).evaluate((e) => { e.value = String(+e.value + 1); e.dispatchEvent(new Event('input', { bubbles: true })); });
       await waitForUpdates(page, id, 2);
@@ -295,7 +298,7 @@ describe('drawn ahead', () => {
       await page.waitForFunction(() => new URLSearchParams(location.search).has('n'));
       await likeFresh(page, fresh, id, 'n');
       if (id !== 'full-attention') {
-        await drawnAhead(page, first + next);
+        await drawnAhead(page, first + next, id);
         const posted = await marks(page, 'attnlab:posted');
         await page.locator(`#${id} [data-param="seed"]`).evaluate((e) => { e.value = String(+e.value + 1); e.dispatchEvent(new Event('change', { bubbles: true })); });
         await waitForUpdates(page, id, 3);
@@ -313,7 +316,7 @@ describe('drawn ahead', () => {
     const { page, errors, close } = await h.open(`?step=${id}&seed=3`);
     const fresh = await h.open();
     await waitForUpdates(page, id, 1);
-    await drawnAhead(page, 8);
+    await drawnAhead(page, 8, id);
     const before = await costs(page);
     await page.locator(`#${id} [data-param="seed"]`).evaluate((e) => { e.value = '4'; e.dispatchEvent(new Event('change', { bubbles: true })); });
     await waitForUpdates(page, id, 2);
@@ -334,7 +337,7 @@ describe('drawn ahead', () => {
     const { page, errors, close } = await h.open(`?step=${id}`);
     const fresh = await h.open();
     await waitForUpdates(page, id, 1);
-    await drawnAhead(page, 6);
+    await drawnAhead(page, 6, id);
     // [rule, the figure's updates, results drawn ahead by then: the six other rules, then the one
     // left behind each time, shown before but drawn again ahead for the new list]
     for (const [init, updates, drawn] of [['he-normal', 2, 7], ['custom', 3, 8]]) {
@@ -345,7 +348,7 @@ describe('drawn ahead', () => {
       expect(await timing(page, id)).toMatch(AHEAD_TIMING);
       await page.waitForFunction((v) => new URLSearchParams(location.search).get('init') === v, init);
       await likeFresh(page, fresh, id, init);
-      await drawnAhead(page, drawn);
+      await drawnAhead(page, drawn, id);
     }
     expect(errors).toEqual([]);
     expect(fresh.errors).toEqual([]);
@@ -358,7 +361,7 @@ describe('drawn ahead', () => {
     const { page, errors, close } = await h.open(`?step=${id}`);
     const fresh = await h.open();
     await waitForUpdates(page, id, 1);
-    await drawnAhead(page, 4);
+    await drawnAhead(page, 4, id);
     const posted = await marks(page, 'attnlab:posted');
     await page.locator(`#${id} [data-param="seed"]`).evaluate((e) => { e.value = '2'; e.dispatchEvent(new Event('change', { bubbles: true })); });
     await waitForUpdates(page, id, 2);
