@@ -195,6 +195,16 @@ describe('drawn ahead', () => {
     await waitForUpdates(fresh.page, id, 1);
     expect(await snapshot(page, id), label).toEqual(await snapshot(fresh.page, id));
   }
+  // the seed set to `seed`, and the figure's `updates`-th update done; then (seedShown) the URL
+  // written and the figure as a fresh page draws it
+  async function moveSeed(page, id, seed, updates) {
+    await page.locator(`#${id} [data-param="seed"]`).evaluate((e, v) => { e.value = v; e.dispatchEvent(new Event('change', { bubbles: true })); }, seed);
+    await waitForUpdates(page, id, updates);
+  }
+  async function seedShown(page, fresh, id, seed) {
+    await page.waitForFunction((v) => new URLSearchParams(location.search).get('seed') === v, seed);
+    await likeFresh(page, fresh, id, 'seed');
+  }
 
   it('breaking-assumptions: another departure, computed and drawn while the page was idle, is drawn with no request, no Plot build and no typeset, as a fresh page draws it', async () => {
     const id = 'breaking-assumptions';
@@ -318,12 +328,10 @@ describe('drawn ahead', () => {
     await waitForUpdates(page, id, 1);
     await drawnAhead(page, 8, id);
     const before = await costs(page);
-    await page.locator(`#${id} [data-param="seed"]`).evaluate((e) => { e.value = '4'; e.dispatchEvent(new Event('change', { bubbles: true })); });
-    await waitForUpdates(page, id, 2);
+    await moveSeed(page, id, '4', 2);
     expect(await costs(page)).toEqual(before);
     expect(await page.$eval(`#${id} .live-formula annotation`, (a) => a.textContent)).toMatch(/\\times 10\^\{-4\}/);
-    await page.waitForFunction(() => new URLSearchParams(location.search).get('seed') === '4');
-    await likeFresh(page, fresh, id, 'seed');
+    await seedShown(page, fresh, id, '4');
     expect(errors).toEqual([]);
     expect(fresh.errors).toEqual([]);
     await fresh.close();
@@ -363,11 +371,9 @@ describe('drawn ahead', () => {
     await waitForUpdates(page, id, 1);
     await drawnAhead(page, 4, id);
     const posted = await marks(page, 'attnlab:posted');
-    await page.locator(`#${id} [data-param="seed"]`).evaluate((e) => { e.value = '2'; e.dispatchEvent(new Event('change', { bubbles: true })); });
-    await waitForUpdates(page, id, 2);
+    await moveSeed(page, id, '2', 2);
     expect(await marks(page, 'attnlab:posted')).toBe(posted);
-    await page.waitForFunction(() => new URLSearchParams(location.search).get('seed') === '2');
-    await likeFresh(page, fresh, id, 'seed');
+    await seedShown(page, fresh, id, '2');
     expect(errors).toEqual([]);
     expect(fresh.errors).toEqual([]);
     await fresh.close();
