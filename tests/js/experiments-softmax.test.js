@@ -228,6 +228,16 @@ describe('vanishingGradientsRow: the Jacobian of one query, the course example, 
     expect(r.oneHot.forum.frobenius).toBeGreaterThan(0);
     expect(r.oneHot.forum.frobenius).toBeLessThan(1e-9);
   });
+
+  it('the forum row: float32 rounds p₃ to 1 and so loses J₃₃; exactly, ‖J‖ ≈ 2(1 − p₃)', () => {
+    const { p, exactFrobenius, frobenius } = r.oneHot.forum;
+    expect(p[2]).toBe(1);
+    // Exactly, 1 − p₃ ≈ ε = Σ_{j≠3} e^{x_j − 25}, almost all of it p₂'s: to first order in ε, J is
+    // ε·[[1, −1], [−1, 1]] on positions 2 and 3, whose Frobenius norm is 2ε.
+    const eps = [-20, 3, -15].reduce((s, x) => s + Math.exp(x - 25), 0);
+    expect(exactFrobenius / (2 * eps)).toBeCloseTo(1, 4);
+    expect(exactFrobenius).toBeGreaterThan(frobenius * 1.1);
+  });
 });
 
 describe('vanishingGradientsSweep', () => {

@@ -13,3 +13,12 @@ export function softmaxDouble(x) {
 export function softmaxEntropyDouble(x) {
   return softmaxDouble(x).reduce((h, p) => (p > 0 ? h - p * Math.log(p) : h), 0);
 }
+
+// ‖J‖_F of the softmax Jacobian J = diag(p) − ppᵀ at p = softmax(x), in double, entry by entry
+// (the closed form Σ pᵢ² − 2 Σ pᵢ³ + (Σ pᵢ²)² cancels to 0 for a nearly one-hot p).
+export function softmaxJacobianNormDouble(x) {
+  const p = softmaxDouble(x);
+  let sum = 0;
+  p.forEach((pi, i) => p.forEach((pj, j) => { sum += ((i === j ? pi : 0) - pi * pj) ** 2; }));
+  return Math.sqrt(sum);
+}

@@ -1,6 +1,7 @@
 // (eq:vanishing-gradients) experiments. The d_k curves come from softmaxSweep
 // (softmax-saturation.js); see chunks.js for the generator contract.
 import { rowScores, softmaxSweep } from './softmax-saturation.js';
+import { softmaxJacobianNormDouble } from './reference.js';
 
 // The course section's (seed 002) "healthy" example: "when softmax ≈ [0.3, 0.3, 0.2, 0.2],
 // gradients ≈ [0.21, 0.21, 0.16, 0.16]". Its input and its stated output, checked below.
@@ -62,7 +63,7 @@ function oneHotCheck(engine, { n, seed }) {
     maxAbsJ: Math.max(...J.map(Math.abs)),
     maxAbsGrad: Math.max(...dx.map(Math.abs)),
     upstreamNorm: Math.hypot(...g),
-    forum: { scores: FORUM_SCORES, p: Array.from(forumP), ...jacobianSummary(forumJ, forumP) },
+    forum: { scores: FORUM_SCORES, p: Array.from(forumP), ...jacobianSummary(forumJ, forumP), exactFrobenius: softmaxJacobianNormDouble(FORUM_SCORES) },
   };
 }
 

@@ -38,21 +38,14 @@ function seriesOf(s, stat) {
 // interval (mean ± 1.96 standard errors, a normal approximation; softmaxSweep clips it at 0).
 const normCells = (a, i) => [fmtTiny(a.mean[i]), fmtInterval([a.lo[i], a.hi[i]]), fmtTiny(a.median[i])];
 
-// ‖J‖_F of softmax(scores) in double precision (J = diag(p) − ppᵀ)
-function exactFrobenius(scores) {
-  const top = Math.max(...scores), e = scores.map((x) => Math.exp(x - top)), z = e.reduce((a, b) => a + b, 0);
-  const p = e.map((x) => x / z);
-  let sum = 0;
-  for (let i = 0; i < p.length; i++) for (let j = 0; j < p.length; j++) sum += ((i === j ? p[i] : 0) - p[i] * p[j]) ** 2;
-  return Math.sqrt(sum);
-}
 // Why a float32 ‖J‖ differs from the one a reader works out by hand, when it does: the largest
 // weight rounds to exactly 1, so its own entry p_m(1 − p_m) is 0, where exactly it is ≈ 1 − p_m.
-function roundedToOne({ scores, p }) {
-  const m = p.indexOf(Math.max(...p));
-  if (p[m] !== 1) return '';
-  return ` in float32, where p${sub(m + 1)} rounds to exactly 1 and so J${sub(m + 1)}${sub(m + 1)} = p${sub(m + 1)}(1 − p${sub(m + 1)}) to 0; ` +
-    `in exact arithmetic that entry is about the other weights’ sum, and ‖J‖ = ${fmt(exactFrobenius(scores), 2)}`;
+function roundedToOne({ p, exactFrobenius }) {
+  const m = p.indexOf(1);
+  if (m < 0) return '';
+  const pm = `p${sub(m + 1)}`;
+  return ` in float32, where ${pm} rounds to exactly 1 and so J${sub(m + 1)}${sub(m + 1)} = ${pm}(1 − ${pm}) to 0; ` +
+    `in exact arithmetic that entry is about the other weights’ sum, and ‖J‖ = ${fmt(exactFrobenius, 2)}`;
 }
 
 // How many of the sampled rows at the largest d_k came out exactly one-hot, as the end of a sentence.
