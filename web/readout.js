@@ -49,13 +49,37 @@ export function fillTable(table, columns, rows) {
   morphChildren(table, [...fresh.childNodes]);
 }
 
-function buildTable(table, columns, rows) {
-  const head = table.createTHead().insertRow();
+// The header rows of `columns`: each column a name, or { group, name } for one of a run of
+// neighbours under a shared heading (a series' mean and interval under the series' name). With
+// groups there are two rows: a group's heading spans its columns, over their names, and a column
+// outside any group spans both rows. Cells: { text, scope, span?, rows? }.
+function headerRows(columns) {
+  if (!columns.some((c) => typeof c === 'object')) return [columns.map((text) => ({ text, scope: 'col' }))];
+  const top = [], bottom = [];
   for (const c of columns) {
-    const th = document.createElement('th');
-    th.scope = 'col';
-    setText(th, c);
-    head.append(th);
+    if (typeof c !== 'object') top.push({ text: c, scope: 'col', rows: 2 });
+    else {
+      const last = top.at(-1);
+      if (last?.scope === 'colgroup' && last.text === c.group) last.span++;
+      else top.push({ text: c.group, scope: 'colgroup', span: 1 });
+      bottom.push({ text: c.name, scope: 'col' });
+    }
+  }
+  return [top, bottom];
+}
+
+function buildTable(table, columns, rows) {
+  const thead = table.createTHead();
+  for (const cells of headerRows(columns)) {
+    const tr = thead.insertRow();
+    for (const { text, scope, span, rows: down } of cells) {
+      const th = document.createElement('th');
+      th.scope = scope;
+      if (span > 1) th.colSpan = span;
+      if (down > 1) th.rowSpan = down;
+      setText(th, text);
+      tr.append(th);
+    }
   }
   const body = table.createTBody();
   for (const r of rows) {
@@ -70,25 +94,39 @@ function buildTable(table, columns, rows) {
 }
 
 // buildTable's result for these rows, written over a table buildTable made for rows of the same
-// shape (as many rows, each as many cells, and as many columns): only the text that differs and
-// the rows' class change, ~2.5 µs a cell where building a new table and patching it in (morph.js)
-// costs ~4 times that. False, touching nothing, for another shape. (Walked by siblings: the
+// shape (as many rows, each as many cells, and the same header cells and spans): only the text
+// that differs and the rows' class change, ~2.5 µs a cell where building a new table and patching
+// it in (morph.js) costs ~4 times that. False, touching nothing, for another shape. (Walked by siblings: the
 // rows and cells collections cost more than the cells' text.)
 function refill(table, columns, rows) {
   if (table.localName !== 'table' || table.childElementCount !== 2) return false;
-  const [thead, tbody] = table.children, head = thead.firstElementChild;
-  if (thead.localName !== 'thead' || tbody.localName !== 'tbody' || head?.childElementCount !== columns.length ||
+  const [thead, tbody] = table.children, heads = headerRows(columns);
+  if (thead.localName !== 'thead' || tbody.localName !== 'tbody' || thead.childElementCount !== heads.length ||
     tbody.childElementCount !== rows.length) return false;
-  let tr = tbody.firstElementChild;
+  let tr = thead.firstElementChild;
+  for (const cells of heads) {
+    if (tr.childElementCount !== cells.length) return false;
+    let cell = tr.firstElementChild;
+    for (const c of cells) {
+      if (cell.colSpan !== (c.span ?? 1) || cell.rowSpan !== (c.rows ?? 1)) return false;
+      cell = cell.nextElementSibling;
+    }
+    tr = tr.nextElementSibling;
+  }
+  tr = tbody.firstElementChild;
   for (const r of rows) {
     if (tr.childElementCount !== r.cells.length + 1) return false;
     tr = tr.nextElementSibling;
   }
-  let cell = head.firstElementChild;
-  for (const c of columns) { setText(cell, c); cell = cell.nextElementSibling; }
+  tr = thead.firstElementChild;
+  for (const cells of heads) {
+    let cell = tr.firstElementChild;
+    for (const c of cells) { setText(cell, c.text); cell = cell.nextElementSibling; }
+    tr = tr.nextElementSibling;
+  }
   tr = tbody.firstElementChild;
   for (const r of rows) {
-    cell = tr.firstElementChild;
+    let cell = tr.firstElementChild;
     setText(cell, r.name);
     for (const text of r.cells) { cell = cell.nextElementSibling; setText(cell, text); }
     if (r.outside) { if (tr.getAttribute('class') !== 'outside') tr.setAttribute('class', 'outside'); }
@@ -134,7 +172,7 @@ export function dataTable(caption, columns, rows, live) {
 }
 
 const takeBackTable = recentNodes();  // <details> → tables it showed lately, by shape
-const shapeOf = (table) => `${table.lastElementChild?.childElementCount}×${table.firstElementChild?.firstElementChild?.childElementCount}`;
+const shapeOf = (table) => `${table.lastElementChild?.childElementCount}×${[...(table.tHead?.rows[0]?.cells ?? [])].reduce((n, c) => n + c.colSpan, 0)}`;
 function newTable(columns, rows) {
   const table = document.createElement('table');
   table.className = 'readout';

@@ -174,9 +174,9 @@ describe('exercises in Chromium', () => {
     await input.fill('22.6');
     await input.press('Enter');
     const text = await page.textContent('#exercises .exercise-feedback');
-    expect(text).toMatch(/^Correct: √512 = 22\.63, and the engine measured [\d.]+ \(95% interval \[[\d.]+, [\d.]+\]\) from 500 pairs, seed 1(\.|; this draw’s interval misses √dₖ)/);
+    expect(text).toMatch(/^Correct: √512 = 22\.63, and the engine measured [\d.]+ \(95% interval \[[\d.]+,\u00a0[\d.]+\]\) from 500 pairs, seed 1(\.|; this draw’s interval misses √dₖ)/);
     // an interval that misses √512 is said to (seed 1's: 19.77–22.56)
-    const [lo, hi] = text.match(/interval \[([\d.]+), ([\d.]+)\]/).slice(1).map(Number);
+    const [lo, hi] = text.match(/interval \[([\d.]+),\u00a0([\d.]+)\]/).slice(1).map(Number);
     expect(text.includes('misses √dₖ')).toBe(!(lo <= Math.sqrt(512) && Math.sqrt(512) <= hi));
     // the measured value comes from the engine and moves with the seed and the sample size
     const measured = text.match(/measured ([\d.]+)/)[1];

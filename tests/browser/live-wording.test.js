@@ -63,7 +63,7 @@ describe('scaling-choices', () => {
     for (const [seed, contains] of [[8, false], [1, true]]) {
       const { page, errors, close } = await openStep('scaling-choices', `&rows=32&dk=64&seed=${seed}`);
       const row = (await tableWith(page, 'scaling-choices', 'theory c²·dₖ')).find((r) => r.name === 'q·k / dₖ');
-      const [lo, hi] = row['95% interval'].slice(1, -1).split(', ').map(parseNum);
+      const [lo, hi] = row['95% interval'].slice(1, -1).split(',\u00a0').map(parseNum);
       expect(lo <= 1 / 64 && 1 / 64 <= hi, `seed ${seed}: ${row['95% interval']}`).toBe(contains);
       const line = (await verdicts(page)).find((l) => l.startsWith('“Dividing by dₖ'));
       expect(line).toContain(row['95% interval']);

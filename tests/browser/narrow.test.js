@@ -123,6 +123,38 @@ describe('on a narrow screen', () => {
     await close();
   });
 
+  it('on a desktop screen (1200 px) every data table keeps each cell to one line, a series’ name heading its columns', async () => {
+    // (the sweeps' intervals broke after their comma, “[0.278,” over “0.297]”, and their headers ran
+    // to four lines: “q·k (no scale): mean” in a half-width panel)
+    const { page, errors, close } = await h.open('', { viewport: { width: 1200, height: 900 } });
+    const ids = await page.$$eval('main section[id]', (ss) => ss.filter((s) => s.querySelector('figure.live')).map((s) => s.id));
+    for (const id of ids) {
+      await page.locator(`#${id} figure.live`).scrollIntoViewIfNeeded();
+      await page.waitForFunction((s) => document.querySelector(`#${s} figure.live`)?.dataset.state === 'ready', id, { timeout: 60000 });
+    }
+    const found = await page.evaluate(() => {
+      document.querySelectorAll('main details.data-table').forEach((d) => { d.open = true; });
+      // cells of numbers (words, as shift-vs-scale's “all weights 0 (the sum overflowed)”, may wrap)
+      const cells = [...document.querySelectorAll('main details.data-table td')].filter((c) => !/[A-Za-z]{3}/.test(c.textContent));
+      const broken = cells.filter((c) => c.textContent && (() => {
+        const r = document.createRange();
+        r.selectNodeContents(c);
+        return new Set([...r.getClientRects()].map((b) => Math.round(b.top))).size > 1;
+      })()).slice(0, 5).map((c) => `${c.closest('section').id}: ${c.textContent}`);
+      // vanishing-gradients' ‖J‖ sweep: its two series head their columns, over the columns' names
+      const t = [...document.querySelectorAll('#vanishing-gradients details.data-table')].find((d) => d.querySelector('summary').textContent.startsWith('‖J‖')).querySelector('table');
+      const heads = [...t.tHead.rows].map((r) => [...r.cells].map((c) => `${c.textContent}${c.colSpan > 1 ? `/${c.colSpan}` : ''}${c.rowSpan > 1 ? `|${c.rowSpan}` : ''}`));
+      return { count: cells.length, broken, heads, bodyCells: t.tBodies[0].rows[0].cells.length };
+    });
+    expect(found.count).toBeGreaterThan(1000);
+    expect(found.broken).toEqual([]);
+    expect(found.heads).toEqual([['dₖ|2', 'q·k (no scale)/4', 'q·k / √dₖ/2'],
+      ['mean', '95% interval', 'median', 'one-hot rows', 'mean', '95% interval']]);
+    expect(found.bodyCells).toBe(7);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it('no line starts with the full stop or comma after a formula, on the page (typeset at build) or in <attnlab-step> (in the browser)', async () => {
     // (product-variance's “q_l k_l. Before adding them…” put its full stop first on a line)
     const orphans = (page, host) => page.evaluate((host) => {

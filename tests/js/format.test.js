@@ -46,7 +46,7 @@ describe('fmt', () => {
 
 describe('fmtInterval and fmtInt', () => {
   it('formats an interval with both ends like fmt', () => {
-    expect(fmtInterval([-0.00123, 2.5], 2)).toBe('[−0.0012, 2.5]');
+    expect(fmtInterval([-0.00123, 2.5], 2)).toBe('[−0.0012,\u00a02.5]');  // one unit: no break inside
   });
   it('groups thousands', () => {
     expect(fmtInt(50000)).toBe('50,000');

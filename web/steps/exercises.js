@@ -266,7 +266,7 @@ export function mount(figure, { run }) {
       });
       const row = (p) => Array.from(p, (v) => tex(v, 3)).join(',\\ ');
       setTex(e5.formula, String.raw`J=\operatorname{diag}(p)-pp^\top,\qquad p_{\text{peaked}}=(${row(r.peaked.p)}),\quad p_{\text{uniform}}=(${row(r.uniform.p)})`, true);
-      const cols = ['i \\ j', ...Array.from({ length: r.n }, (_, j) => `j = ${j + 1}`)];
+      const cols = ['i\u00a0\\\u00a0j', ...Array.from({ length: r.n }, (_, j) => `j = ${j + 1}`)];
       const asRows = (side, name) => Array.from({ length: r.n }, (_, i) => [`${name} i = ${i + 1}`, ...Array.from(side.jacobian.subarray(i * r.n, (i + 1) * r.n), (v) => fmt(v, 3))]);
       show(e5.data, dataTable('Both Jacobians as a table', cols, [...asRows(r.peaked, 'peaked'), ...asRows(r.uniform, 'uniform')]));
       fillTable(e5.table, ['', 'largest weight', '‖J‖ (engine)', 'closed form', 'largest |Jᵢⱼ|'], [

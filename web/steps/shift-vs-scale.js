@@ -74,10 +74,13 @@ export function mount(figure, { run }) {
         xLabel: 'largest logit c', yLabel: 'log of the denominator', xDomain: [0, 200], yDomain: [-12, 210],
         ariaLabel: 'The logarithm of the naive and the stable softmax denominators against the largest logit c, with the level ln FLT_MAX',
       });
-      show(sweepData, dataTable('Data: where the naive softmax fails along c', ['c from', 'to', 'naive softmax', 'ln Σ eˣ from', 'to'],
+      // three columns, a range in one cell (unbroken), the status free to wrap (shift-vs-scale.css):
+      // the table fits its half-width panel at 1200 px
+      const range = (a, b) => (a === b ? a : `${a}\u00a0–\u2060\u00a0${b}`);
+      show(sweepData, dataTable('Data: where the naive softmax fails along c', ['largest logit c', 'naive softmax', 'ln Σ eˣ'],
         segments.map((g) => {
           const own = g.points.filter((s) => s.status === g.status);
-          return [fmt(own[0].c, 4), fmt(own.at(-1).c, 4), STATUS[g.status], fmt(own[0].lse, 5), fmt(own.at(-1).lse, 5)];
+          return [range(fmt(own[0].c, 4), fmt(own.at(-1).c, 4)), STATUS[g.status], range(fmt(own[0].lse, 5), fmt(own.at(-1).lse, 5))];
         })));
 
       // --- the row at c, element by element

@@ -41,7 +41,7 @@ export function sweepPoints(sweep, scale, stat, { intervals = true } = {}) {
 
 // The data behind a sweep plot, as a table: one row per d_k, mean and 95% interval per series.
 export function sweepTable(caption, sweep, scales, stat, digits = 3) {
-  const cols = ['dₖ', ...scales.flatMap((k) => [`${SERIES[k]}: mean`, '95% interval'])];
+  const cols = ['dₖ', ...scales.flatMap((k) => [{ group: SERIES[k], name: 'mean' }, { group: SERIES[k], name: '95% interval' }])];
   const rows = sweep.dks.map((dk, i) => [String(dk), ...scales.flatMap((k) => {
     const s = sweep.scales[k][stat];
     return [fmt(s.mean[i], digits), fmtInterval([s.lo[i], s.hi[i]], digits)];

@@ -54,10 +54,12 @@ const oneHotAt = (count, rows, dk) =>
     : `${fmtInt(count)} of the ${fmtInt(rows)} queries at dₖ = ${dk} ${count === 1 ? 'is, and sends' : 'are, and send'} back exactly nothing.`;
 
 function sweepData(caption, s, stat, live) {
-  const cols = ['dₖ', `${SERIES.none}: mean`, '95% interval', 'median', `${SERIES.sqrt}: mean`, '95% interval', 'exactly one-hot (no scale)'];
+  const [none, sqrt] = [SERIES.none, SERIES.sqrt];
+  const cols = ['dₖ', ...['mean', '95% interval', 'median', 'one-hot rows'].map((name) => ({ group: none, name })),
+    ...['mean', '95% interval'].map((name) => ({ group: sqrt, name }))];
   const rows = s.dks.map((dk, i) => {
     const [mean, interval, median] = normCells(s.scales.none[stat], i), scaled = normCells(s.scales.sqrt[stat], i);
-    return [String(dk), mean, interval, median, scaled[0], scaled[1], `${s.scales.none.oneHot[i]} of ${s.rows}`];
+    return [String(dk), mean, interval, median, `${s.scales.none.oneHot[i]} of ${s.rows}`, scaled[0], scaled[1]];
   });
   return dataTable(caption, cols, rows, live);
 }
@@ -130,7 +132,7 @@ export function mount(figure, { run, ahead }) {
     const names = Array.from({ length: n }, (_, j) => String(j + 1));
     const maps = mapsOf(r);
     for (const [side, x, label] of [[peaked, r.peaked, 'no scale'], [spread, r.spread, `÷√${r.dk}`]]) {
-      showHeatmap(side.plot, maps[label], dataTable(`J (${label}) as a table`, ['i \\ j', ...names], names.map((nm, i) =>
+      showHeatmap(side.plot, maps[label], dataTable(`J (${label}) as a table`, ['i\u00a0\\\u00a0j', ...names], names.map((nm, i) =>
         [nm, ...Array.from(x.J.subarray(i * n, (i + 1) * n), (v) => fmt(v))]), shownTable(side.plot)));
       fillTable(side.table, ['quantity', `query ${r.query}`, 'uniform weights'], [
         { name: 'largest weight', cells: [fmt(Math.max(...x.p)), fmt(1 / n)] },
