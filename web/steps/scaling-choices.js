@@ -91,7 +91,7 @@ export function mount(figure, { run, ahead }) {
   function drawRow(r) {
     const { n } = r;
     const bars = barsOf(r), cats = bars.categories;
-    showBars(one.plot, bars, dataTable(`Scores and weights of query ${r.query} as a table`, ['key', ...NAMES.flatMap((k) => [`score, ${SERIES[k]}`, 'weight'])],
+    showBars(one.plot, bars, dataTable(`Scores and weights of query ${r.query} as a table`, ['key', ...NAMES.flatMap((k) => [{ group: SERIES[k], name: 'score' }, { group: SERIES[k], name: 'weight' }])],
       cats.map((c, j) => [c, ...NAMES.flatMap((k) => [fmt(r.scales[k].scores[j]), fmt(r.scales[k].p[j])])]), shownTable(one.plot)));
     fillTable(one.table, [`query ${r.query}`, 'multiplier c', 'score range', 'largest weight', 'entropy', 'float32 error of p', 'weights that are exactly 0'],
       NAMES.map((k) => ({
