@@ -164,7 +164,7 @@ export function mount(figure, { run, cancel }) {
     if (!running) {  // the long table only once the run stops
       const sm = Object.fromEntries(VARIANTS.map((n) => [n, ['loss', 'accuracy', 'entropy', 'gradNorm'].map((m) => smooth(shown[n][m], 10))]));
       show(data, dataTable('Every tenth step as a table (smoothed as plotted: loss, accuracy, entropy, gradient)',
-        ['step', ...VARIANTS.flatMap((n) => [`${NAMES[n]}: loss`, 'accuracy', 'entropy', '‖∂L/∂s‖'])],
+        ['step', ...VARIANTS.flatMap((n) => ['loss', 'accuracy', 'entropy', '‖∂L/∂s‖'].map((name) => ({ group: NAMES[n], name })))],
         Array.from({ length: Math.ceil(at / STEP_BY) }, (_, r) => {
           const i = Math.min(at, (r + 1) * STEP_BY) - 1;
           return [i + 1, ...VARIANTS.flatMap((n) => sm[n].map((ys) => fmt(ys[i])))];
