@@ -51,7 +51,7 @@ export async function waitForUpdates(page, stepId, n) {
 // The readout tables of a step as arrays of row texts.
 export function readouts(page, stepId) {
   return page.$$eval(`#${stepId} table.readout`, (tables) =>
-    tables.map((t) => [...t.tBodies[0].rows].map((r) => [...r.cells].map((c) => c.textContent))));
+    tables.map((t) => [...(t.tBodies[0]?.rows ?? [])].map((r) => [...r.cells].map((c) => c.textContent))));
 }
 
 export const parseNum = (s) => Number(s.replace('−', '-').replace(/,/g, ''));
