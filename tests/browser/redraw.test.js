@@ -310,8 +310,7 @@ describe('drawn ahead', () => {
       if (id !== 'full-attention') {
         await drawnAhead(page, first + next, id);
         const posted = await marks(page, 'attnlab:posted');
-        await page.locator(`#${id} [data-param="seed"]`).evaluate((e) => { e.value = String(+e.value + 1); e.dispatchEvent(new Event('change', { bubbles: true })); });
-        await waitForUpdates(page, id, 3);
+        await moveSeed(page, id, '2', 3);  // the default seed, 1, one up
         expect(await marks(page, 'attnlab:posted')).toBe(posted);
       }
       expect(errors).toEqual([]);
