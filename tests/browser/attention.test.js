@@ -187,6 +187,52 @@ describe('exercises in Chromium', () => {
     await close();
   });
 
+  it('exercises 2, 4 and 5 judge an answer against the engine’s numbers, by keyboard, and again when a control moves; exercise 2’s marker waits for the right answer', async () => {
+    const { page, errors, close } = await openStep('exercises');
+    const ex = (n) => `#exercises .exercise[data-exercise="${n}"]`;
+    const feedback = (n) => page.textContent(`${ex(n)} .exercise-feedback`);
+    const marker = () => page.$eval(`${ex(2)} g.sweep-marker`, (g) => getComputedStyle(g).visibility);
+    // (2) the marker names the answer (x = 5.70 at t = 0.99): hidden until the student checks one
+    expect(await marker()).toBe('hidden');
+    const x = page.locator(`${ex(2)} input[name="exercise-2-answer"]`);
+    await x.fill('5.2');
+    await x.press('Enter');
+    await expect.poll(() => feedback(2)).toMatch(/^Not quite: 5\.20 is too small\./);
+    expect(await marker()).toBe('hidden');  // a wrong try leaves it to the student
+    await x.fill('5.69');
+    await x.press('Enter');
+    await expect.poll(() => feedback(2)).toMatch(/^Correct: p₁ = eˣ\/\(eˣ \+ 3\) > 0\.99 once x > ln\(3·0\.99\/\(1 − 0\.99\)\) = 5\.694, and the engine’s first x past t on its grid \(step 0\.01\) is 5\.7/);
+    expect(await marker()).toBe('visible');
+    // the threshold moved to 0.95: the same answer judged again, against the new t
+    const n = await updates(page, 'exercises');
+    await page.locator(`${ex(2)} input[name="threshold"]`).focus();
+    await page.keyboard.press('ArrowLeft');
+    await waitForUpdates(page, 'exercises', n + 1);
+    await expect.poll(() => feedback(2)).toMatch(/^5\.69 is the answer for t = 0\.99; the threshold set is t = 0\.95\./);
+    // (4) two choices, checked with the keyboard
+    await page.locator(`${ex(4)} select[name="max"]`).selectOption('falls');
+    await page.locator(`${ex(4)} select[name="entropy"]`).selectOption('falls');
+    await page.locator(`${ex(4)} button`).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => feedback(4)).toMatch(/^Not quite, look again at the entropy\./);
+    await page.locator(`${ex(4)} select[name="entropy"]`).selectOption('rises');
+    await page.locator(`${ex(4)} button`).press('Enter');
+    await expect.poll(() => feedback(4)).toMatch(/^Correct: for this query the engine gives [\d.]+ → [\d.]+ → [\d.]+ for the largest weight/);
+    // (5) the ratio of the two norms in the answer's table (the engine's), typed in
+    const norms = await page.$$eval(`${ex(5)} .exercise-answer table.readout tbody tr`, (trs) => trs.map((tr) => Number(tr.cells[2].textContent)));
+    const ratio = norms[1] / norms[0];
+    expect(ratio).toBeGreaterThan(20);  // peak 6: 0.433 against 0.0147
+    const r5 = page.locator(`${ex(5)} input[name="exercise-5-answer"]`);
+    await r5.fill(String(1 / ratio));
+    await r5.press('Enter');
+    await expect.poll(() => feedback(5)).toMatch(/other way round/);
+    await r5.fill(ratio.toFixed(2));
+    await r5.press('Enter');
+    await expect.poll(() => feedback(5)).toMatch(/^Correct: ‖J‖ is 0\.4330 for the uniform softmax/);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it('each exercise control recomputes its own exercise, and the answers open from the keyboard', async () => {
     const { page, errors, close } = await openStep('exercises');
     const ex = (n) => `#exercises .exercise[data-exercise="${n}"]`;

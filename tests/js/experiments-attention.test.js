@@ -3,12 +3,14 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createEngine } from '../../web/engine.js';
+import { fmt } from '../../web/format.js';
 import { attentionCompare } from '../../web/experiments/full-attention.js';
 import { experiments as ex } from '../../web/experiments/exercises.js';
 import { claimsCheck } from '../../web/experiments/claims.js';
 import { rangeTail, scoreRangeTail } from '../../web/experiments/score-range.js';
 import { softmaxSpreadOdds } from '../../web/experiments/softmax-saturation.js';
 import { judgeStd } from '../../web/steps/exercises.js';
+import { judgeJacobians, judgeSaturation, judgeTemperature } from '../../web/steps/exercise-check.js';
 import { CLAIMS, SAMPLED_SE, claimRequests, reasonOf, shownValue, verdictOf } from '../../web/steps/claims.js';
 import { ORDER } from '../../web/steps/order.js';
 
@@ -23,6 +25,9 @@ function drain(it) {
     yields++;
   }
 }
+
+// the way the judges write a sequence of three numbers: a → b → c
+const fmtArrow = (xs) => Array.from(xs, (x) => fmt(x)).join(' → ');
 
 const softmax = (x) => {
   const m = Math.max(...x), e = x.map((v) => Math.exp(v - m)), s = e.reduce((a, b) => a + b, 0);
@@ -158,6 +163,48 @@ describe('the exercises', () => {
     expect(r.uniform.norm).toBeCloseTo(Math.sqrt(3) / 4, 6);
     expect(r.peaked.p[0]).toBeCloseTo(Math.exp(6) / (Math.exp(6) + 3), 6);
     expect(r.peaked.norm).toBeLessThan(0.05 * r.uniform.norm);
+  });
+});
+
+describe('the exercises judge typed answers against the engine’s numbers', () => {
+  it('(2) x = ln(3t/(1 − t)) is right within 0.05; one zero logit’s ln(t/(1 − t)) and another t’s answer are named', () => {
+    const r = drain(ex.exerciseSaturation(engine, { thresholds: [0.9, 0.99] }));
+    // by hand: ln(3·0.99/0.01) = ln 297 = 5.6937, ln(0.99/0.01) = ln 99 = 4.5951, ln(27) = 3.2958
+    expect(judgeSaturation(5.69, r, 0.99)).toMatchObject({ ok: true, text: expect.stringMatching(/^Correct: .* = 5\.694, and the engine’s first x past t on its grid \(step 0\.01\) is 5\.7/) });
+    expect(judgeSaturation(5.75, r, 0.99).ok).toBe(false);
+    expect(judgeSaturation(4.6, r, 0.99)).toMatchObject({ ok: false, text: expect.stringMatching(/one zero logit/) });
+    expect(judgeSaturation(3.3, r, 0.99)).toMatchObject({ ok: false, text: expect.stringMatching(/answer for t = 0\.9;/) });
+    expect(judgeSaturation(3.3, r, 0.9).ok).toBe(true);
+    expect(judgeSaturation(8, r, 0.99)).toMatchObject({ ok: false, text: expect.stringMatching(/too large/) });
+    expect(judgeSaturation(NaN, r, 0.99).ok).toBe(false);
+  });
+
+  it('(4) as τ grows the top weight falls and the entropy rises: only that pair is right', () => {
+    const r = drain(ex.exerciseTemperature(engine, { dk: 64, seed: 7 }));
+    expect(judgeTemperature({ max: 'falls', entropy: 'rises' }, r)).toMatchObject({ ok: true, text: expect.stringContaining(fmtArrow(r.max)) });
+    for (const max of ['rises', 'falls', 'stays']) for (const entropy of ['rises', 'falls', 'stays']) {
+      if (max === 'falls' && entropy === 'rises') continue;
+      expect(judgeTemperature({ max, entropy }, r).ok, `${max}, ${entropy}`).toBe(false);
+    }
+    expect(judgeTemperature({ max: 'rises', entropy: 'rises' }, r).text).toMatch(/look again at the largest weight\./);
+    expect(judgeTemperature({ max: '', entropy: 'rises' }, r).ok).toBe(false);
+    // a query whose scores are all equal: the weights stay uniform at every τ
+    const flat = { ...r, max: [0.125, 0.125, 0.125], entropy: [Math.log(8), Math.log(8), Math.log(8)] };
+    expect(judgeTemperature({ max: 'stays', entropy: 'stays' }, flat).ok).toBe(true);
+  });
+
+  it('(5) the ratio ‖J‖ uniform / ‖J‖ peaked is right within 2%; its inverse and a lone norm are named', () => {
+    const r = drain(ex.exerciseJacobians(engine, { peak: 6 }));
+    // by hand: p = (e⁶, 1, 1, 1)/(e⁶ + 3), ‖J‖² = Σ p_i²(1 − p_i)² + Σ_{i≠j} p_i²p_j², uniform √3/4
+    const e = Math.exp(6), p = [e, 1, 1, 1].map((v) => v / (e + 3));
+    let sq = 0;
+    p.forEach((pi, i) => p.forEach((pj, j) => { sq += ((i === j ? pi : 0) - pi * pj) ** 2; }));
+    const ratio = (Math.sqrt(3) / 4) / Math.sqrt(sq);
+    expect(ratio).toBeGreaterThan(20);
+    expect(judgeJacobians(ratio, r).ok).toBe(true);
+    expect(judgeJacobians(ratio * 1.05, r)).toMatchObject({ ok: false, text: expect.stringMatching(/too large/) });
+    expect(judgeJacobians(1 / ratio, r)).toMatchObject({ ok: false, text: expect.stringMatching(/other way round/) });
+    expect(judgeJacobians(Math.sqrt(3) / 4, r)).toMatchObject({ ok: false, text: expect.stringMatching(/one of the two norms/) });
   });
 });
 

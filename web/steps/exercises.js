@@ -5,6 +5,7 @@ import { showBars } from '../plots/bars.js';
 import { showSweepCurves } from '../plots/sweep-curves.js';
 import { prefersDark, showHeatmap } from '../plots/heatmap.js';
 import { fmt, fmtInt, fmtInterval, sub, texFixed } from '../format.js';
+import { TREND, checkForm, judgeJacobians, judgeSaturation, judgeStd, judgeTemperature, missed, number } from './exercise-check.js';
 import { dataTable, el, fillTable, liveFormula, liveSummary, setTex, show } from '../readout.js';
 import { scrollsSideways } from '../scroll-region.js';
 import { setSubscripted } from '../subscripts.js';
@@ -65,27 +66,7 @@ function readout() {
   return t;
 }
 
-// A draw whose 95% interval misses √d_k, said so (the table marks its row too).
-const missed = (r) => (r.stdCI[0] <= r.theory && r.theory <= r.stdCI[1] ? ''
-  : `; this draw’s interval misses √dₖ, as about one draw in twenty does (another seed will likely contain it)`);
-
-// What the student typed, judged against the theory √d_k and the engine's measured spread.
-export function judgeStd(value, r) {
-  if (!Number.isFinite(value)) return { ok: false, text: 'Type a number first.' };
-  const rel = Math.abs(value - r.theory) / r.theory;
-  const inCI = r.stdCI[0] <= value && value <= r.stdCI[1];
-  const measured = `the engine measured ${fmt(r.std, 4)} (95% interval ${fmtInterval(r.stdCI, 4)}) from ${fmtInt(r.pairs)} pairs, seed ${r.seed}` +
-    missed(r);
-  if (rel <= 0.02)
-    return { ok: true, text: `Correct: √${r.dk} = ${fmt(r.theory, 4)}, and ${measured}.` };
-  if (Math.abs(value - r.varianceTheory) <= 0.02 * r.varianceTheory)
-    return { ok: false, text: `${fmt(value, 4)} is the variance of q·k, not its standard deviation. Take the square root.` };
-  if (Math.abs(value - r.stdAt64) <= 0.02 * r.stdAt64)
-    return { ok: false, text: `${fmt(value, 4)} is the standard deviation at dₖ = 64. Here dₖ = ${r.dk}.` };
-  if (inCI)
-    return { ok: false, text: `${fmt(value, 4)} lies inside the engine’s 95% interval, but it is not the exact value: Var(q·k) = dₖ gives it in closed form.` };
-  return { ok: false, text: `Not quite: ${fmt(value, 4)} is ${value > r.theory ? 'too large' : 'too small'}. Hint: Var(q·k) = dₖ, and the standard deviation is the square root of the variance.` };
-}
+export { judgeStd };
 
 export function mount(figure, { run }) {
   const fig = figure.body.closest('figure');
@@ -108,30 +89,14 @@ export function mount(figure, { run }) {
 
   // (1) type, check, reveal
   const e1 = ex[1];
-  const form = el('form', 'exercise-check');
-  const inputId = `exercise-1-answer-${Math.random().toString(36).slice(2, 8)}`;
-  const label = el('label', null, 'Your answer: std of q·k ≈');
-  label.htmlFor = inputId;
-  const input = Object.assign(el('input'), { type: 'number', step: 'any', id: inputId, inputMode: 'decimal' });
-  input.name = 'exercise-1-answer';
-  const check = Object.assign(el('button', null, 'Check'), { type: 'submit', disabled: true });
-  const feedback = el('p', 'exercise-feedback');
-  feedback.setAttribute('aria-live', 'polite');
-  form.append(label, input, check);
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    const r = e1.result;
-    if (!r) return;
-    const verdict = judgeStd(input.value.trim() === '' ? NaN : Number(input.value), r);
-    feedback.textContent = verdict.text;
-    feedback.dataset.ok = String(verdict.ok);
-  });
+  const c1 = checkForm({ fields: [{ name: 'exercise-1-answer', label: 'Your answer: std of q·k ≈' }],
+    judge: (v) => e1.result && judgeStd(number(v['exercise-1-answer']), e1.result) });
   const a1 = answer();
   e1.formula = liveFormula();
   e1.table = readout();
   e1.text = el('p');
   a1.body.append(e1.formula, e1.table, e1.text);
-  e1.div.append(form, feedback, a1.details);
+  e1.div.append(...c1.nodes, a1.details);
 
   // (2) the curve of the four weights, the threshold, the crossing
   const e2 = ex[2];
@@ -142,7 +107,12 @@ export function mount(figure, { run }) {
   e2.table = readout();
   e2.text = el('p');
   a2.body.append(e2.formula, e2.table, e2.text);
-  e2.div.append(e2.plot, e2.data, a2.details);
+  // the plot's marker names the answer: it shows once the student has found it or opened it
+  const reveal2 = () => e2.div.classList.add('answered');
+  a2.details.addEventListener('toggle', () => a2.details.open && reveal2());
+  const c2 = checkForm({ fields: [{ name: 'exercise-2-answer', label: 'Your answer: saturated from x ≈' }],
+    judge: (v) => e2.result && judgeSaturation(number(v['exercise-2-answer']), e2.result, e2.view), onCheck: (v) => v.ok && reveal2() });
+  e2.div.append(e2.plot, e2.data, ...c2.nodes, a2.details);
 
   // (3) the link, and what the two runs start from
   const e3 = ex[3];
@@ -161,7 +131,9 @@ export function mount(figure, { run }) {
   e4.table = readout();
   e4.text = el('p');
   a4.body.append(e4.table, e4.text);
-  e4.div.append(e4.formula, e4.plot, e4.data, a4.details);
+  const c4 = checkForm({ fields: [{ name: 'max', label: 'As τ grows, the largest weight', options: TREND },
+    { name: 'entropy', label: 'and the entropy', options: TREND }], judge: (v) => e4.result && judgeTemperature(v, e4.result) });
+  e4.div.append(e4.formula, e4.plot, e4.data, ...c4.nodes, a4.details);
 
   // (5) two Jacobians as heatmaps
   const e5 = ex[5];
@@ -179,11 +151,13 @@ export function mount(figure, { run }) {
   e5.table = readout();
   e5.text = el('p');
   a5.body.append(e5.table, e5.text);
-  e5.div.append(e5.formula, e5.plots, e5.data, a5.details);
+  const c5 = checkForm({ fields: [{ name: 'exercise-5-answer', label: 'Your answer: ‖J‖ uniform / ‖J‖ peaked ≈' }],
+    judge: (v) => e5.result && judgeJacobians(number(v['exercise-5-answer']), e5.result) });
+  e5.div.append(e5.formula, e5.plots, e5.data, ...c5.nodes, a5.details);
 
   const draw = {
     1(r) {
-      check.disabled = false;
+      c1.enable();
       setTex(e1.formula, String.raw`\operatorname{Var}(q\cdot k)=d_k\ \Rightarrow\ \sigma(q\cdot k)=\sqrt{d_k}=\sqrt{${r.dk}}=${tex(r.theory, 2)},\qquad \hat\sigma=${tex(r.std, 2)}`, true);
       fillTable(e1.table, ['', 'value', '95% interval'], [
         { name: 'theory √dₖ', cells: [fmt(r.theory, 4), ''] },
@@ -193,9 +167,11 @@ export function mount(figure, { run }) {
       e1.text.textContent = `The variance of q·k is dₖ = ${r.dk}, so the standard deviation is √${r.dk} ≈ ${fmt(r.theory, 4)}: ` +
         `a typical unscaled score is about ${fmt(r.theory / Math.sqrt(64), 3)} times wider than at dₖ = 64. ` +
         `The engine’s sample standard deviation is ${fmt(r.std, 4)} ± ${fmt(r.stdSE, 2)} (one standard error)${missed(r)}.`;
-      if (feedback.textContent && input.value.trim() !== '') form.requestSubmit();  // re-judge against the new measurement
+      c1.recheck();  // the last answer judged again, against the new measurement
     },
     2(r, { threshold }) {
+      c2.enable();
+      c2.recheck();  // the last answer judged again, against this result
       const stride = Math.round(0.25 / r.step);
       const pts = (ys) => Array.from({ length: Math.floor((r.x.length - 1) / stride) + 1 }, (_, k) => ({ x: r.x[k * stride], y: ys[k * stride] }));
       const c = r.crossings.find((cr) => cr.t === threshold);
@@ -237,6 +213,8 @@ export function mount(figure, { run }) {
         `The 1/√dₖ run starts the same way at every dₖ, so one learning rate serves them all: compare a small and a large dₖ in the training step.`);
     },
     4(r) {
+      c4.enable();
+      c4.recheck();  // the last answer judged again, against this result
       const keys = Array.from({ length: r.n }, (_, j) => `k${sub(j + 1)}`);
       const names = r.taus.map((t, i) => `τ = ${TAU_NAMES[i]} = ${fmtTau(t)}`);
       const w = (t) => Array.from(r.weights.subarray(t * r.n, (t + 1) * r.n));
@@ -256,6 +234,8 @@ export function mount(figure, { run }) {
         `τ below √dₖ sharpens the pattern towards one key; τ above it spreads the weight out.`;
     },
     5(r) {
+      c5.enable();
+      c5.recheck();  // the last answer judged again, against this result
       const extent = Math.max(r.peaked.maxAbs, r.uniform.maxAbs);
       [[r.peaked, `peaked: softmax(${r.peak}, 0, 0, 0)`], [r.uniform, 'uniform: softmax(0, 0, 0, 0)']].forEach(([side, title], i) => {
         e5.sides[i].title.textContent = title;
