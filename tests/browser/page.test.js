@@ -1,4 +1,4 @@
-// Page-level behaviour: the self-test, history, cancelling a long run, the keyboard step list.
+// Page-level behaviour: the self-test (and its warning), history, cancelling a long run, the keyboard step list.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readouts, startHarness, waitForUpdates } from './harness.js';
 
@@ -16,6 +16,31 @@ describe('the page', () => {
     expect(await page.textContent('#engine-status')).toMatch(/Self-test passed/);
     expect(errors).toEqual([]);
     await close();
+  });
+
+  it('says so, visibly and by name, when the engine disagrees with the reference', async () => {
+    // The experiments' chunk served with the self-test's tolerance set below any error (-1), as if
+    // every kernel were off: the status turns to a warning naming the three checks.
+    const context = await h.browser.newContext({ viewport: { width: 1200, height: 900 } });
+    let patched = 0;
+    await context.route(/\/assets\/experiments-[^/]*\.js$/, async (route) => {
+      const response = await route.fetch();
+      const body = (await response.text()).replace(/\b1e-5;(return\{ok:)/, () => { patched++; return '-1;return{ok:'; });
+      await route.fulfill({ response, body });
+    });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(h.base);
+    await page.waitForSelector('#engine-status[data-self-test]');
+    expect(patched).toBeGreaterThan(0);
+    expect(await page.getAttribute('#engine-status', 'data-self-test')).toBe('failed');
+    expect(await page.getAttribute('#engine-status', 'data-state')).toBe('error');
+    expect(await page.textContent('#engine-status')).toBe('Warning: the engine disagrees with the JavaScript reference (softmax, dot product, attention row). ' +
+      'The numbers on this page may be wrong in this browser.');
+    expect(await page.isVisible('#engine-status')).toBe(true);
+    expect(errors).toEqual([]);
+    await context.close();
   });
 
   it('arrives with its prose math typeset (tools/prerender-math.js), which the page leaves as it came', async () => {
