@@ -340,6 +340,35 @@ describe('the page', () => {
     await close();
   });
 
+  it('a student goes from setup to claims by keyboard alone: Tab to the step list, then each step’s “next” link', async () => {
+    const { page, errors, close } = await h.open();
+    const active = () => page.evaluate(() => {
+      const a = document.activeElement;
+      return { nav: !!a?.closest('#steps-nav'), rel: a?.getAttribute('rel') ?? null, section: a?.closest('main > section')?.id ?? null,
+        step: a?.search ? new URLSearchParams(a.search).get('step') : null };
+    });
+    // Tab from the top of the page reaches the step list, whose links go through every step in order
+    const order = await page.$$eval('main > section[id]', (ss) => ss.map((s) => s.id));
+    expect(order[0]).toBe('setup');
+    expect(order.at(-1)).toBe('claims');
+    let presses = 0;
+    do { await page.keyboard.press('Tab'); presses++; } while (!(await active()).nav && presses < 10);
+    const listed = [];
+    for (let a = await active(); a.nav; a = await active()) { listed.push(a.step); await page.keyboard.press('Tab'); }
+    expect(listed).toEqual(order);
+    // from setup on: Tab to the section's “next” link (past its figure's controls), Enter, and on
+    for (let i = 0; i + 1 < order.length; i++) {
+      let a = await active();
+      for (let k = 0; !(a.rel === 'next' && a.section === order[i]) && k < 400; k++) { await page.keyboard.press('Tab'); a = await active(); }
+      expect(a, `the next link of ${order[i]}`).toMatchObject({ rel: 'next', section: order[i], step: order[i + 1] });
+      await page.keyboard.press('Enter');
+      await page.waitForFunction((s) => new URLSearchParams(location.search).get('step') === s, order[i + 1]);
+      await expect.poll(() => page.evaluate((s) => document.getElementById(s).getBoundingClientRect().top, order[i + 1])).toBeLessThan(300);
+    }
+    expect(errors).toEqual([]);
+    await close();
+  }, 180000);
+
   it('the page, the embed page and the example course name an icon the site has, a PNG', async () => {
     // (an SVG icon is fetched and parsed again on every history update in Chromium: ~4 ms of the
     // main thread per control change, in the trace of one)
