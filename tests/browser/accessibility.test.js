@@ -1,4 +1,4 @@
-// axe-core (WCAG 2.1 A/AA and best practice) on the whole page with every figure drawn, in the
+// Every plot has a name, its numbers in a table and a summary in its figure. axe-core (WCAG 2.1 A/AA and best practice) on the whole page with every figure drawn, in the
 // light and the dark theme: no serious or critical violations. axe does not judge text drawn in
 // SVG, so the heatmaps' cell labels are checked here against their cells' colours.
 import { createRequire } from 'node:module';
@@ -11,6 +11,32 @@ beforeAll(async () => { h = await startHarness(); });
 afterAll(async () => { await h?.close(); });
 
 describe('accessibility', () => {
+  it('every plot has a name and a text alternative: its numbers in a table beside it or in its figure, and a summary', async () => {
+    const { page, errors, close } = await h.open();
+    const ids = await page.$$eval('main section[id]', (ss) => ss.filter((s) => s.querySelector('figure.live')).map((s) => s.id));
+    for (const id of ids) {
+      await page.locator(`#${id} figure.live`).scrollIntoViewIfNeeded();
+      await page.waitForFunction((s) => document.querySelector(`#${s} figure.live`)?.dataset.state === 'ready', id, { timeout: 60000 });
+    }
+    const found = await page.evaluate(() => {
+      const rows = (e) => !!e?.querySelector('table tbody tr');
+      const plots = [...document.querySelectorAll('main figure.live .plot svg.attnlab-plot, main figure.live .heatmap')];
+      return {
+        count: plots.length,
+        lacking: plots.filter((p) => {
+          const name = p.getAttribute('aria-label') ?? p.querySelector('[aria-label]')?.getAttribute('aria-label');
+          const beside = p.closest('.panel, .exercise'), grid = p.closest('.panels'), figure = p.closest('figure.live');
+          const table = rows(beside) || rows(grid) || rows(figure.querySelector('details.data-table'));
+          return !(name?.length > 20 && table && figure.querySelector('.live-summary')?.textContent.length > 40);
+        }).map((p) => `${p.closest('section').id}: ${p.getAttribute('aria-label')}`),
+      };
+    });
+    expect(found.count).toBeGreaterThan(50);
+    expect(found.lacking).toEqual([]);
+    expect(errors).toEqual([]);
+    await close();
+  }, 120000);
+
   // the phone: panels and data tables wider than the screen scroll, and must be focusable then
   const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
   for (const [colorScheme, where, options] of [['light', 'desktop', {}], ['dark', 'desktop', {}], ['light', 'phone', PHONE]]) {
