@@ -1,6 +1,7 @@
-// Every plot has a name, its numbers in a table and a summary in its figure. axe-core (WCAG 2.1 A/AA and best practice) on the whole page with every figure drawn, in the
-// light and the dark theme: no serious or critical violations. axe does not judge text drawn in
-// SVG, so the heatmaps' cell labels are checked here against their cells' colours.
+// Every plot has a name, its numbers in a table and a summary in its figure. axe-core (WCAG 2.1
+// A/AA and best practice) on the whole page with every figure drawn, in the light and the dark
+// theme: no serious or critical violations. axe does not judge text drawn in SVG, so the heatmaps'
+// cell labels are checked here against their cells' colours.
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { heatmapLabelContrasts, startHarness } from './harness.js';
