@@ -1,4 +1,5 @@
-// The worker's protocol (web/worker.js), run in Node with the worker's globals stubbed: runs on two
+// The worker's protocol (web/worker.js), run in Node with the worker's globals stubbed: a newer
+// request on a channel supersedes the older one, and a cancel ends it; runs on two
 // channels take turns chunk by chunk, and each reports its own compute time, not the time between
 // its start and its end (which would count the other run's chunks, and make a light run look heavy
 // to the engine client, which then keeps it off the page's engine).
@@ -23,6 +24,27 @@ const until = (ids) => new Promise((resolve) => {
 });
 
 describe('web/worker.js', () => {
+  it('a newer request on a channel supersedes the older one mid-run; another channel\'s run goes on; cancel ends a run', async () => {
+    request({ id: 10, channel: 'a', name: 'dotVarianceSweep', params: { seed: 5 } });
+    request({ id: 11, channel: 'b', name: 'dotVarianceSweep', params: { seed: 6 } });
+    // once run 10 has reported progress (it is under way), a newer request on its channel
+    await new Promise((resolve) => { answered = () => sent.some((m) => m.id === 10 && 'progress' in m) && resolve(); answered(); });
+    request({ id: 12, channel: 'a', name: 'dotVariance', params: { dk: 64, count: 1000, seed: 5 } });
+    await until([11, 12]);
+    expect(sent.find((m) => m.id === 10 && m.superseded)).toBeDefined();
+    expect(sent.some((m) => m.id === 10 && 'result' in m)).toBe(false);
+    expect(sent.find((m) => m.id === 12 && 'result' in m).result.count).toBe(1000);
+    expect(sent.find((m) => m.id === 11 && 'result' in m).result.points.length).toBe(13);  // its sweep, whole: dₖ = 1 … 4096
+    // a cancel on a channel ends its run: answered superseded, never a result
+    request({ id: 13, channel: 'a', name: 'dotVarianceSweep', params: { seed: 7 } });
+    await new Promise((resolve) => { answered = () => sent.some((m) => m.id === 13 && 'progress' in m) && resolve(); answered(); });
+    request({ id: 14, channel: 'a', name: 'cancel' });
+    await new Promise((resolve) => { answered = () => sent.some((m) => m.id === 14 && m.superseded) && resolve(); answered(); });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(sent.find((m) => m.id === 13 && m.superseded)).toBeDefined();
+    expect(sent.some((m) => m.id === 13 && 'result' in m)).toBe(false);
+  });
+
   it('runs that take turns report compute times that do not overlap: together at most the wall time', async () => {
     const t0 = performance.now();
     request({ id: 1, channel: 'sweep', name: 'dotVarianceSweep', params: { seed: 3 } });
