@@ -206,7 +206,7 @@ Projected project(std::size_t dmodel, std::size_t dk, double var_w, Dist kind, s
 
 }  // namespace
 
-TEST_CASE("Glorot-uniform 512→64 projections give Var(q·k/√d_k) = (2·512/576)², not 1, and LeCun gives 1",
+TEST_CASE("every rule gives Var(q·k/√d_k) = (d_model·σ_W²)²: Glorot on 512→64 (2·512/576)², not 1; LeCun 1",
           "[stats][eq:initialization]") {
   struct Case { const char* name; std::size_t dk; double var_w; Dist kind; };
   const std::size_t d = 512;
@@ -214,8 +214,11 @@ TEST_CASE("Glorot-uniform 512→64 projections give Var(q·k/√d_k) = (2·512/5
       Case{"Glorot uniform, one head", 64, 2.0 / (512 + 64), Dist::uniform},
       Case{"Glorot uniform, all heads (fan-out d_model)", 64, 2.0 / (512 + 512), Dist::uniform},
       Case{"Glorot uniform, packed Q, K, V (fan-out 3·d_model)", 64, 2.0 / (512 + 3 * 512), Dist::uniform},
+      Case{"Glorot normal, one head", 64, 2.0 / (512 + 64), Dist::normal},
       Case{"LeCun normal", 64, 1.0 / 512, Dist::normal},
-      Case{"He normal", 64, 2.0 / 512, Dist::normal});
+      Case{"He normal", 64, 2.0 / 512, Dist::normal},
+      Case{"custom σ = 0.02 (GPT-2's): Var(q·k/√d_k) = (512·0.02²)² ≈ 0.042", 64, 0.02 * 0.02, Dist::normal},
+      Case{"Glorot uniform at d_k = 128", 128, 2.0 / (512 + 128), Dist::uniform});
   INFO(c.name);
   const std::size_t n = 3000;
   const Projected r = project(d, c.dk, c.var_w, c.kind, n, 41);

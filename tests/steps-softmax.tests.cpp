@@ -374,3 +374,39 @@ TEST_CASE("at fixed draws, entropy rises strictly with τ for every row, and the
   CHECK(strict == rows);    // dH/dτ = Var_p(s)/τ³ > 0 unless every score is equal
   CHECK(monotone == rows);  // p_max = 1/Σ e^((s_j − s_max)/τ), every exponent ≤ 0
 }
+
+TEST_CASE("the entropy's slope in the temperature is Var_p(s)/τ³, the page's formula, at τ = ½√d_k, √d_k and 2√d_k",
+          "[stats][eq:temperature]") {
+  // dH/dτ for p = softmax(s/τ): H = log Z − Σ p_j s_j/τ, d(s_j/τ)/dτ = −s_j/τ², so
+  // dH/dτ = (Σ p_j s_j² − (Σ p_j s_j)²)/τ³. Against a central difference of the engine's float
+  // softmax (entropies summed in double), h = τ/50: truncation O(h²) ≈ 10⁻⁴ relative, rounding
+  // ≈ 10⁻⁷/h: within 1%.
+  const std::size_t dk = 64, n = 16;
+  const double root = std::sqrt(double(dk));
+  for (std::uint64_t seed : {3, 4, 5}) {
+    const std::vector<float> q = normals(dk, seed), k = normals(n * dk, seed + 100);
+    std::vector<double> s(n);
+    for (std::size_t j = 0; j < n; ++j)
+      s[j] = dot(Vec<const float>{q.data(), dk}, Vec<const float>{k.data() + j * dk, dk});
+    const auto entropy = [&](double tau) {
+      std::vector<float> x(n);
+      for (std::size_t j = 0; j < n; ++j) x[j] = float(s[j] / tau);
+      double h = 0;
+      for (float p : softmax_f(x)) if (p > 0) h -= double(p) * std::log(double(p));
+      return h;
+    };
+    for (double f : {0.5, 1.0, 2.0}) {
+      const double tau = f * root, h = tau / 50;
+      std::vector<double> p(n);
+      double z = 0, top = *std::max_element(s.begin(), s.end());
+      for (std::size_t j = 0; j < n; ++j) z += p[j] = std::exp((s[j] - top) / tau);
+      double m1 = 0, m2 = 0;
+      for (std::size_t j = 0; j < n; ++j) { p[j] /= z; m1 += p[j] * s[j]; m2 += p[j] * s[j] * s[j]; }
+      const double formula = (m2 - m1 * m1) / (tau * tau * tau);
+      const double measured = (entropy(tau + h) - entropy(tau - h)) / (2 * h);
+      INFO("seed " << seed << ", τ = " << f << "√d_k: measured " << measured << ", Var_p(s)/τ³ " << formula);
+      CHECK(formula > 0);
+      CHECK(measured == Approx(formula).epsilon(0.01));
+    }
+  }
+}
