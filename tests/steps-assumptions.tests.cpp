@@ -206,7 +206,7 @@ Projected project(std::size_t dmodel, std::size_t dk, double var_w, Dist kind, s
 
 }  // namespace
 
-TEST_CASE("every rule gives Var(q·k/√d_k) = (d_model·σ_W²)²: Glorot on 512→64 (2·512/576)², not 1; LeCun 1",
+TEST_CASE("every rule gives Var(q·k/√d_k) = (d_model·σ_W²)²: Glorot on 512→64 (2·512/576)², not 1, and LeCun 1",
           "[stats][eq:initialization]") {
   struct Case { const char* name; std::size_t dk; double var_w; Dist kind; };
   const std::size_t d = 512;
