@@ -200,7 +200,7 @@ describe('the exercises judge typed answers against the engine’s numbers', () 
     let sq = 0;
     p.forEach((pi, i) => p.forEach((pj, j) => { sq += ((i === j ? pi : 0) - pi * pj) ** 2; }));
     const ratio = (Math.sqrt(3) / 4) / Math.sqrt(sq);
-    expect(ratio).toBeGreaterThan(20);
+    expect(ratio).toBeCloseTo(41.8, 1);  // 0.4330 against 0.01037
     expect(judgeJacobians(ratio, r).ok).toBe(true);
     expect(judgeJacobians(ratio * 1.05, r)).toMatchObject({ ok: false, text: expect.stringMatching(/too large/) });
     expect(judgeJacobians(1 / ratio, r)).toMatchObject({ ok: false, text: expect.stringMatching(/other way round/) });

@@ -56,7 +56,7 @@ function fixed(x, d) {
   return x.toFixed(d + 2).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '').replace(/^-/, '−').replace(/^−0$/, '0');
 }
 const vec = (xs, digits = 3) => `(${Array.from(xs, (v) => short(v, digits)).join(', ')})`;
-const pm = (v, se) => `${fmt(v, 4)} ± ${fmt(se, 2)}`;
+const pm = (v, se) => `${fmt(v, 4)}\u00a0±\u00a0${fmt(se, 2)}`;  // one unit: no break inside
 const seeded = (r, ctx, n = r.n) => `${Array.isArray(n) ? n.map(fmtInt).join(' and ') : fmtInt(n)} pairs, seed ${ctx.seed}`;
 const be = (n) => (n === 1 ? 'is' : 'are');
 const oneIn = (p) => (p > 0 ? `about 1 row in ${fmtInt(Math.round(1 / p))}` : 'none');

@@ -27,7 +27,7 @@ export const params = {
 const CONTROL_HOME = { pairs: 1, threshold: 2, peak: 5 };
 
 const tex = (x, d = 3) => texFixed(x, d);
-const pm = (m, digits = 3) => `${fmt(m.mean, digits)} ± ${fmt(m.se, 1)}`;
+const pm = (m, digits = 3) => `${fmt(m.mean, digits)}\u00a0±\u00a0${fmt(m.se, 1)}`;  // one unit: no break inside
 // τ = f·√d_k is a whole number for the even powers of two: show it without decimals then.
 const isWhole = (t) => Math.abs(t - Math.round(t)) < 1e-9;
 const fmtTau = (t) => (isWhole(t) ? String(Math.round(t)) : fmt(t, 3));
@@ -108,10 +108,12 @@ export function mount(figure, { run }) {
   e2.text = el('p');
   a2.body.append(e2.formula, e2.table, e2.text);
   // the plot's marker names the answer: it shows once the student has found it or opened it
-  const reveal2 = () => e2.div.classList.add('answered');
-  a2.details.addEventListener('toggle', () => a2.details.open && reveal2());
+  // (for the threshold it was found at: another threshold's marker waits for its own answer)
+  const reveal2 = () => e2.div.classList.toggle('answered', a2.details.open || e2.found === e2.view);
+  a2.details.addEventListener('toggle', reveal2);
   const c2 = checkForm({ fields: [{ name: 'exercise-2-answer', label: 'Your answer: saturated from x ≈' }],
-    judge: (v) => e2.result && judgeSaturation(number(v['exercise-2-answer']), e2.result, e2.view), onCheck: (v) => v.ok && reveal2() });
+    judge: (v) => e2.result && judgeSaturation(number(v['exercise-2-answer']), e2.result, e2.view),
+    onCheck: (v) => { if (v.ok) e2.found = e2.view; reveal2(); } });
   e2.div.append(e2.plot, e2.data, ...c2.nodes, a2.details);
 
   // (3) the link, and what the two runs start from
@@ -141,7 +143,7 @@ export function mount(figure, { run }) {
   e5.plots = el('div', 'exercise-jacobians');
   // the peaked and the uniform Jacobian: a title and a heatmap each, redrawn in place
   e5.sides = [0, 1].map(() => {
-    const wrap = el('div', 'exercise-jacobian'), title = el('h3'), plot = el('div');
+    const wrap = el('div', 'exercise-jacobian'), title = el('h3', 'panel-title'), plot = el('div');
     wrap.append(title, plot);
     e5.plots.append(wrap);
     return { title, plot };
@@ -172,6 +174,7 @@ export function mount(figure, { run }) {
     2(r, { threshold }) {
       c2.enable();
       c2.recheck();  // the last answer judged again, against this result
+      reveal2();
       const stride = Math.round(0.25 / r.step);
       const pts = (ys) => Array.from({ length: Math.floor((r.x.length - 1) / stride) + 1 }, (_, k) => ({ x: r.x[k * stride], y: ys[k * stride] }));
       const c = r.crossings.find((cr) => cr.t === threshold);
