@@ -96,8 +96,8 @@ function buildTable(table, columns, rows) {
 // buildTable's result for these rows, written over a table buildTable made for rows of the same
 // shape (as many rows, each as many cells, and the same header cells and spans): only the text
 // that differs and the rows' class change, ~2.5 µs a cell where building a new table and patching
-// it in (morph.js) costs ~4 times that. False, touching nothing, for another shape. (Walked by siblings: the
-// rows and cells collections cost more than the cells' text.)
+// it in (morph.js) costs ~4 times that. False, touching nothing, for another shape. (Walked by
+// siblings: the rows and cells collections cost more than the cells' text.)
 function refill(table, columns, rows) {
   if (table.localName !== 'table' || table.childElementCount !== 2) return false;
   const [thead, tbody] = table.children, heads = headerRows(columns);

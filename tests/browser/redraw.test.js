@@ -8,6 +8,21 @@ let h;
 beforeAll(async () => { h = await startHarness(); });
 afterAll(async () => { await h?.close(); });
 
+// A page at `query` and a fresh one to open the same URL in later, to compare with; done() checks
+// that neither logged an error and closes both.
+async function twinPages(query) {
+  const main = await h.open(query), fresh = await h.open();
+  return {
+    page: main.page, fresh,
+    async done() {
+      expect(main.errors).toEqual([]);
+      expect(fresh.errors).toEqual([]);
+      await fresh.close();
+      await main.close();
+    },
+  };
+}
+
 // Every element of the figure's body as tag, attributes (ids and what points at them apart: Plot
 // numbers its clip paths per page, a form's label points at an input id made per page) and own
 // text (a canvas: its pixels, hashed), in document order.
@@ -57,8 +72,7 @@ const CASES = {
 describe('redraws in place', () => {
   for (const [id, changes] of Object.entries(CASES)) {
     it(`${id}: a figure redrawn in place is the figure a fresh page draws for the same URL`, async () => {
-      const { page, errors, close } = await h.open(`?step=${id}`);
-      const fresh = await h.open();
+      const { page, fresh, done } = await twinPages(`?step=${id}`);
       await waitForUpdates(page, id, 1);
       for (const [name, value] of changes) {
         const before = await page.$eval(`#${id} figure.live`, (f) => Number(f.dataset.updates));
@@ -74,10 +88,7 @@ describe('redraws in place', () => {
         await waitForUpdates(fresh.page, id, 1);
         expect(await snapshot(page, id)).toEqual(await snapshot(fresh.page, id));
       }
-      expect(errors).toEqual([]);
-      expect(fresh.errors).toEqual([]);
-      await fresh.close();
-      await close();
+      await done();
     });
   }
 });
@@ -208,8 +219,7 @@ describe('drawn ahead', () => {
 
   it('breaking-assumptions: another departure, computed and drawn while the page was idle, is drawn with no request, no Plot build and no typeset, as a fresh page draws it', async () => {
     const id = 'breaking-assumptions';
-    const { page, errors, close } = await h.open(`?step=${id}`);
-    const fresh = await h.open();
+    const { page, fresh, done } = await twinPages(`?step=${id}`);
     await waitForUpdates(page, id, 1);
     await drawnAhead(page, 3, id);
     expect(await marks(page, 'attnlab:posted-ahead')).toBeGreaterThanOrEqual(3);
@@ -222,10 +232,7 @@ describe('drawn ahead', () => {
       await page.waitForFunction((d) => new URLSearchParams(location.search).get('departure') === d, departure);
       await likeFresh(page, fresh, id, departure);
     }
-    expect(errors).toEqual([]);
-    expect(fresh.errors).toEqual([]);
-    await fresh.close();
-    await close();
+    await done();
   });
 
   it('breaking-assumptions: a departure chosen before it was computed ahead is computed once, by its own request, and not again ahead', async () => {
@@ -258,8 +265,7 @@ describe('drawn ahead', () => {
     // (the stops next to the chosen one are drawn once a run is over and the page idle: a stop is
     // a new step axis, four plots; a longer run builds nothing before its first chunk)
     const id = 'training-ablation';
-    const { page, errors, close } = await h.open(`?step=${id}`);
-    const fresh = await h.open();
+    const { page, fresh, done } = await twinPages(`?step=${id}`);
     await settled(page);
     // [stop index, its steps]: 200 (a prefix), 300 (a prefix again), 500 (200 steps more to train)
     for (const [stop, steps] of [['1', '200'], ['2', '300'], ['3', '500']]) {
@@ -285,10 +291,7 @@ describe('drawn ahead', () => {
       await settled(fresh.page);
       expect(await snapshot(page, id), steps).toEqual(await snapshot(fresh.page, id));
     }
-    expect(errors).toEqual([]);
-    expect(fresh.errors).toEqual([]);
-    await fresh.close();
-    await close();
+    await done();
   }, 180000);
 
   // [step, requests computed ahead at the defaults, at the first n above them: n one stop either
@@ -296,8 +299,7 @@ describe('drawn ahead', () => {
   const NEARBY = [['full-attention', 2, 2], ['softmax-saturation', 8, 8], ['vanishing-gradients', 8, 8], ['scaling-choices', 8, 8]];
   for (const [id, first, next] of NEARBY) {
     it(`${id}: n one stop up, computed and drawn while the page was idle, is drawn with no request, no Plot build and no typeset, as a fresh page draws it${next === 8 ? '; so is the seed one up' : ''}`, async () => {
-      const { page, errors, close } = await h.open(`?step=${id}`);
-      const fresh = await h.open();
+      const { page, fresh, done } = await twinPages(`?step=${id}`);
       await waitForUpdates(page, id, 1);
       await drawnAhead(page, first, id);
       const before = await costs(page);
@@ -313,17 +315,13 @@ describe('drawn ahead', () => {
         await moveSeed(page, id, '2', 3);  // the default seed, 1, one up
         expect(await marks(page, 'attnlab:posted')).toBe(posted);
       }
-      expect(errors).toEqual([]);
-      expect(fresh.errors).toEqual([]);
-      await fresh.close();
-      await close();
+      await done();
     }, 90000);
   }
 
   it('scaling-choices: the seed one up, whose a = ½ slope turns to scientific notation (3 → 4: −9.44×10⁻⁴), has its formula typeset ahead: no request, no Plot build, no typeset', async () => {
     const id = 'scaling-choices';
-    const { page, errors, close } = await h.open(`?step=${id}&seed=3`);
-    const fresh = await h.open();
+    const { page, fresh, done } = await twinPages(`?step=${id}&seed=3`);
     await waitForUpdates(page, id, 1);
     await drawnAhead(page, 8, id);
     const before = await costs(page);
@@ -331,18 +329,14 @@ describe('drawn ahead', () => {
     expect(await costs(page)).toEqual(before);
     expect(await page.$eval(`#${id} .live-formula annotation`, (a) => a.textContent)).toMatch(/\\times 10\^\{-4\}/);
     await seedShown(page, fresh, id, '4');
-    expect(errors).toEqual([]);
-    expect(fresh.errors).toEqual([]);
-    await fresh.close();
-    await close();
+    await done();
   }, 90000);
 
   it('initialization: another rule, computed and drawn while the page was idle, is drawn with no run, no Plot build and no typeset, as a fresh page draws it', async () => {
     // (its run is light, on the page's own engine once measured: no request to the worker either
     // way, so the engine's time says whether it ran)
     const id = 'initialization';
-    const { page, errors, close } = await h.open(`?step=${id}`);
-    const fresh = await h.open();
+    const { page, fresh, done } = await twinPages(`?step=${id}`);
     await waitForUpdates(page, id, 1);
     await drawnAhead(page, 6, id);
     // [rule, the figure's updates, results drawn ahead by then: the six other rules, then the one
@@ -357,26 +351,19 @@ describe('drawn ahead', () => {
       await likeFresh(page, fresh, id, init);
       await drawnAhead(page, drawn, id);
     }
-    expect(errors).toEqual([]);
-    expect(fresh.errors).toEqual([]);
-    await fresh.close();
-    await close();
+    await done();
   }, 90000);
 
   it('dot-variance: the seed one up, its histograms and its sweep computed while the page was idle, is drawn with no request, as a fresh page draws it', async () => {
     const id = 'dot-variance';
-    const { page, errors, close } = await h.open(`?step=${id}`);
-    const fresh = await h.open();
+    const { page, fresh, done } = await twinPages(`?step=${id}`);
     await waitForUpdates(page, id, 1);
     await drawnAhead(page, 4, id);
     const posted = await marks(page, 'attnlab:posted');
     await moveSeed(page, id, '2', 2);
     expect(await marks(page, 'attnlab:posted')).toBe(posted);
     await seedShown(page, fresh, id, '2');
-    expect(errors).toEqual([]);
-    expect(fresh.errors).toEqual([]);
-    await fresh.close();
-    await close();
+    await done();
   }, 90000);
 });
 
@@ -386,8 +373,7 @@ describe('training curves redrawn in place', () => {
     // and a new run's lines are moved; the report at small and large d_k, another channel, is
     // waited for in both pages)
     const ID = 'training-ablation';
-    const { page, errors, close } = await h.open(`?step=${ID}`);
-    const fresh = await h.open();
+    const { page, fresh, done } = await twinPages(`?step=${ID}`);
     await settled(page);
     const builds = (p) => p.evaluate((id) => [performance.getEntriesByName('attnlab:plot').length,
       Number(document.querySelector(`#${id} figure.live`).dataset.streamed || 0)], ID);
@@ -428,9 +414,6 @@ describe('training curves redrawn in place', () => {
       expect(await plots(page)).toEqual(await plots(fresh.page));
       expect(await snapshot(page, ID)).toEqual(await snapshot(fresh.page, ID));
     }
-    expect(errors).toEqual([]);
-    expect(fresh.errors).toEqual([]);
-    await fresh.close();
-    await close();
+    await done();
   }, 180000);
 });

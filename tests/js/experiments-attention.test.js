@@ -9,8 +9,7 @@ import { experiments as ex } from '../../web/experiments/exercises.js';
 import { claimsCheck } from '../../web/experiments/claims.js';
 import { rangeTail, scoreRangeTail } from '../../web/experiments/score-range.js';
 import { softmaxSpreadOdds } from '../../web/experiments/softmax-saturation.js';
-import { judgeStd } from '../../web/steps/exercises.js';
-import { judgeJacobians, judgeSaturation, judgeTemperature } from '../../web/steps/exercise-check.js';
+import { judgeJacobians, judgeSaturation, judgeStd, judgeTemperature } from '../../web/steps/exercise-check.js';
 import { CLAIMS, SAMPLED_SE, claimRequests, reasonOf, shownValue, verdictOf } from '../../web/steps/claims.js';
 import { ORDER } from '../../web/steps/order.js';
 

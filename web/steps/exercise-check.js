@@ -42,6 +42,9 @@ export function checkForm({ fields, judge, onCheck = () => {} }) {
 // a typed number; '' (nothing typed) is NaN, not Number('')'s 0
 export const number = (text) => (text === '' ? NaN : Number(text));
 const near = (a, b, rel = 0.02) => Math.abs(a - b) <= rel * Math.abs(b);
+const TYPE_FIRST = { ok: false, text: 'Type a number first.' };
+// a wrong number with no likelier slip behind it: which way it is off, and a hint
+const offBy = (shown, value, want, hint) => ({ ok: false, text: `Not quite: ${shown} is ${value > want ? 'too large' : 'too small'}. Hint: ${hint}` });
 
 // A draw whose 95% interval misses √d_k, said so (the table marks its row too).
 export const missed = (r) => (r.stdCI[0] <= r.theory && r.theory <= r.stdCI[1] ? ''
@@ -50,7 +53,7 @@ export const missed = (r) => (r.stdCI[0] <= r.theory && r.theory <= r.stdCI[1] ?
 // Exercise 1: the standard deviation of q·k at d_k = 512, against the theory √d_k and the engine's
 // measured spread.
 export function judgeStd(value, r) {
-  if (!Number.isFinite(value)) return { ok: false, text: 'Type a number first.' };
+  if (!Number.isFinite(value)) return TYPE_FIRST;
   const rel = Math.abs(value - r.theory) / r.theory;
   const inCI = r.stdCI[0] <= value && value <= r.stdCI[1];
   const measured = `the engine measured ${fmt(r.std, 4)} (95% interval ${fmtInterval(r.stdCI, 4)}) from ${fmtInt(r.pairs)} pairs, seed ${r.seed}` +
@@ -63,13 +66,13 @@ export function judgeStd(value, r) {
     return { ok: false, text: `${fmt(value, 4)} is the standard deviation at dₖ = 64. Here dₖ = ${r.dk}.` };
   if (inCI)
     return { ok: false, text: `${fmt(value, 4)} lies inside the engine’s 95% interval, but it is not the exact value: Var(q·k) = dₖ gives it in closed form.` };
-  return { ok: false, text: `Not quite: ${fmt(value, 4)} is ${value > r.theory ? 'too large' : 'too small'}. Hint: Var(q·k) = dₖ, and the standard deviation is the square root of the variance.` };
+  return offBy(fmt(value, 4), value, r.theory, 'Var(q·k) = dₖ, and the standard deviation is the square root of the variance.');
 }
 
 // Exercise 2: the x from which softmax(x, 0, 0, 0) counts as saturated at the threshold t, against
 // ln(3t/(1 − t)) and the engine's first x past t on its grid. Within 0.05 is right.
 export function judgeSaturation(value, r, t) {
-  if (!Number.isFinite(value)) return { ok: false, text: 'Type a number first.' };
+  if (!Number.isFinite(value)) return TYPE_FIRST;
   const c = r.crossings.find((cr) => cr.t === t);
   const engine = c.x === null ? `the engine finds no x up to ${r.xMax} on its grid` : `the engine’s first x past t on its grid (step ${r.step}) is ${fmt(c.x, 3)}`;
   if (Math.abs(value - c.closedForm) <= 0.05)
@@ -78,7 +81,7 @@ export function judgeSaturation(value, r, t) {
     return { ok: false, text: `${fmt(value, 3)} is where eˣ/(eˣ + 1) passes ${t}: one zero logit. Here three logits are 0, so the sum is eˣ + 3.` };
   const other = r.crossings.find((cr) => cr.t !== t && Math.abs(value - cr.closedForm) <= 0.05);
   if (other) return { ok: false, text: `${fmt(value, 3)} is the answer for t = ${other.t}; the threshold set is t = ${t}.` };
-  return { ok: false, text: `Not quite: ${fmt(value, 3)} is ${value > c.closedForm ? 'too large' : 'too small'}. Hint: solve eˣ/(eˣ + 3) = ${t} for x.` };
+  return offBy(fmt(value, 3), value, c.closedForm, `solve eˣ/(eˣ + 3) = ${t} for x.`);
 }
 
 // Exercise 4: how the largest weight and the entropy of the query's weights move as τ grows from
@@ -100,13 +103,13 @@ export function judgeTemperature({ max, entropy }, r) {
 // Exercise 5: how many times smaller the peaked Jacobian's Frobenius norm is than the uniform one's,
 // against the engine's two Jacobians; within 2% is right.
 export function judgeJacobians(value, r) {
-  if (!Number.isFinite(value)) return { ok: false, text: 'Type a number first.' };
+  if (!Number.isFinite(value)) return TYPE_FIRST;
   const ratio = r.uniform.norm / r.peaked.norm;
   const norms = `‖J‖ is ${fmt(r.uniform.norm, 4)} for the uniform softmax and ${fmt(r.peaked.norm, 4)} for softmax(${r.peak}, 0, 0, 0)`;
   if (near(value, ratio)) return { ok: true, text: `Correct: ${norms}, a ratio of ${fmt(ratio, 4)}.` };
   if (near(value, 1 / ratio)) return { ok: false, text: `${fmt(value, 4)} is the ratio the other way round: the peaked norm over the uniform one.` };
   if (near(value, r.uniform.norm) || near(value, r.peaked.norm))
     return { ok: false, text: `${fmt(value, 4)} is one of the two norms; the question asks for their ratio, uniform over peaked.` };
-  return { ok: false, text: `Not quite: ${fmt(value, 4)} is ${value > ratio ? 'too large' : 'too small'}. Hint: ‖J‖² = Σᵢⱼ Jᵢⱼ², with Jᵢᵢ = pᵢ(1 − pᵢ) and Jᵢⱼ = −pᵢpⱼ.` };
+  return offBy(fmt(value, 4), value, ratio, '‖J‖² = Σᵢⱼ Jᵢⱼ², with Jᵢᵢ = pᵢ(1 − pᵢ) and Jᵢⱼ = −pᵢpⱼ.');
 }
 

@@ -66,8 +66,6 @@ function readout() {
   return t;
 }
 
-export { judgeStd };
-
 export function mount(figure, { run }) {
   const fig = figure.body.closest('figure');
   const ex = {};
@@ -157,9 +155,12 @@ export function mount(figure, { run }) {
     judge: (v) => e5.result && judgeJacobians(number(v['exercise-5-answer']), e5.result) });
   e5.div.append(e5.formula, e5.plots, e5.data, ...c5.nodes, a5.details);
 
+  // each exercise's answer box: usable once the exercise has a result, its last answer judged
+  // again against each new one
+  const forms = { 1: c1, 2: c2, 4: c4, 5: c5 };
+
   const draw = {
     1(r) {
-      c1.enable();
       setTex(e1.formula, String.raw`\operatorname{Var}(q\cdot k)=d_k\ \Rightarrow\ \sigma(q\cdot k)=\sqrt{d_k}=\sqrt{${r.dk}}=${tex(r.theory, 2)},\qquad \hat\sigma=${tex(r.std, 2)}`, true);
       fillTable(e1.table, ['', 'value', '95% interval'], [
         { name: 'theory √dₖ', cells: [fmt(r.theory, 4), ''] },
@@ -169,11 +170,8 @@ export function mount(figure, { run }) {
       e1.text.textContent = `The variance of q·k is dₖ = ${r.dk}, so the standard deviation is √${r.dk} ≈ ${fmt(r.theory, 4)}: ` +
         `a typical unscaled score is about ${fmt(r.theory / Math.sqrt(64), 3)} times wider than at dₖ = 64. ` +
         `The engine’s sample standard deviation is ${fmt(r.std, 4)} ± ${fmt(r.stdSE, 2)} (one standard error)${missed(r)}.`;
-      c1.recheck();  // the last answer judged again, against the new measurement
     },
     2(r, { threshold }) {
-      c2.enable();
-      c2.recheck();  // the last answer judged again, against this result
       reveal2();
       const stride = Math.round(0.25 / r.step);
       const pts = (ys) => Array.from({ length: Math.floor((r.x.length - 1) / stride) + 1 }, (_, k) => ({ x: r.x[k * stride], y: ys[k * stride] }));
@@ -216,8 +214,6 @@ export function mount(figure, { run }) {
         `The 1/√dₖ run starts the same way at every dₖ, so one learning rate serves them all: compare a small and a large dₖ in the training step.`);
     },
     4(r) {
-      c4.enable();
-      c4.recheck();  // the last answer judged again, against this result
       const keys = Array.from({ length: r.n }, (_, j) => `k${sub(j + 1)}`);
       const names = r.taus.map((t, i) => `τ = ${TAU_NAMES[i]} = ${fmtTau(t)}`);
       const w = (t) => Array.from(r.weights.subarray(t * r.n, (t + 1) * r.n));
@@ -237,8 +233,6 @@ export function mount(figure, { run }) {
         `τ below √dₖ sharpens the pattern towards one key; τ above it spreads the weight out.`;
     },
     5(r) {
-      c5.enable();
-      c5.recheck();  // the last answer judged again, against this result
       const extent = Math.max(r.peaked.maxAbs, r.uniform.maxAbs);
       [[r.peaked, `peaked: softmax(${r.peak}, 0, 0, 0)`], [r.uniform, 'uniform: softmax(0, 0, 0, 0)']].forEach(([side, title], i) => {
         e5.sides[i].title.textContent = title;
@@ -294,6 +288,8 @@ export function mount(figure, { run }) {
         if (ex[n].result === r && ex[n].view === v) return;
         Object.assign(ex[n], { result: r, view: v });
         draw[n](r, values);
+        forms[n]?.enable();
+        forms[n]?.recheck();
       });
       const [r1, , r3] = results;
       summary.textContent =
