@@ -1,6 +1,8 @@
 // Small DOM builders shared by the step modules: panels, readout tables, data tables for screen
 // readers, live formulas. Values are always inserted as text (or as TeX typeset by KaTeX, which
-// escapes it), never as markup.
+// escapes it), never as markup. In the steps' text a slash not followed by a digit (after which no
+// line breaks anyway) is followed by a word joiner, "1/\u2060√dₖ", so that no line breaks after it
+// (a plot's SVG text and aria-labels, which never wrap, go without).
 import { morphChildren, recentNodes, show } from './morph.js';
 import { scrollsSideways } from './scroll-region.js';
 import { hasSubscript, setSubscripted } from './subscripts.js';
@@ -183,6 +185,15 @@ function newTable(columns, rows) {
 // The data table shown in `container` (the <details> a plot's show() put after it), if any: the
 // `live` argument of dataTable.
 export const shownTable = (container) => container.querySelector(':scope > details.data-table');
+
+// The plots' boxes in `plots` find their numbers in `table` (a readout, or the box a data table is
+// shown in) rather than beside them in their own panel: one table for several plots, or a readout
+// in another panel. The table gets an id, and each box aria-details naming it.
+let tables = 0;
+export function detailsFor(table, ...plots) {
+  table.id ||= `plot-numbers-${++tables}`;
+  for (const box of plots) box.setAttribute('aria-details', table.id);
+}
 
 // A polite live region for a one-sentence summary of what was just computed.
 export function liveSummary() {

@@ -12,7 +12,7 @@ beforeAll(async () => { h = await startHarness(); });
 afterAll(async () => { await h?.close(); });
 
 describe('accessibility', () => {
-  it('every plot has a name and a text alternative: its numbers in a table beside it or in its figure, and a summary', async () => {
+  it('every plot has a name and a text alternative: its numbers in its own table, and a summary', async () => {
     const { page, errors, close } = await h.open();
     const ids = await page.$$eval('main section[id]', (ss) => ss.filter((s) => s.querySelector('figure.live')).map((s) => s.id));
     for (const id of ids) {
@@ -20,15 +20,20 @@ describe('accessibility', () => {
       await page.waitForFunction((s) => document.querySelector(`#${s} figure.live`)?.dataset.state === 'ready', id, { timeout: 60000 });
     }
     const found = await page.evaluate(() => {
-      const rows = (e) => !!e?.querySelector('table tbody tr');
+      // a plot's own table: the one its box names in aria-details (one table for several plots, or
+      // a readout in another panel: readout.js detailsFor), else the one in its panel. Not any table
+      // of its grid or figure: a plot that lost its table would pass on a neighbour's.
+      const own = (p) => {
+        const box = p.closest('[aria-details]');
+        return box ? document.getElementById(box.getAttribute('aria-details')) : p.closest('.panel');
+      };
       const plots = [...document.querySelectorAll('main figure.live .plot svg.attnlab-plot, main figure.live .heatmap')];
       return {
         count: plots.length,
         lacking: plots.filter((p) => {
           const name = p.getAttribute('aria-label') ?? p.querySelector('[aria-label]')?.getAttribute('aria-label');
-          const beside = p.closest('.panel, .exercise'), grid = p.closest('.panels'), figure = p.closest('figure.live');
-          const table = rows(beside) || rows(grid) || rows(figure.querySelector('details.data-table'));
-          return !(name?.length > 20 && table && figure.querySelector('.live-summary')?.textContent.length > 40);
+          const table = !!own(p)?.querySelector('tbody tr');
+          return !(name?.length > 20 && table && p.closest('figure.live').querySelector('.live-summary')?.textContent.length > 40);
         }).map((p) => `${p.closest('section').id}: ${p.getAttribute('aria-label')}`),
       };
     });

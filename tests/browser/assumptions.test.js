@@ -73,8 +73,8 @@ describe('assumption steps in Chromium', () => {
   it('initialization: Glorot on 512 → 64 gives Var(q·k/√d_k) near (2·512/576)², LeCun near 1, and every control recomputes', async () => {
     const { page, errors, close } = await openStep('initialization');
     const measuredScore = async () => {
-      const t = (await readouts(page, 'initialization')).find((x) => x.some((r) => r[0] === 'q·k/√dₖ'));
-      const row = t.find((r) => r[0] === 'q·k/√dₖ');
+      const t = (await readouts(page, 'initialization')).find((x) => x.some((r) => r[0] === 'q·k/\u2060√dₖ'));
+      const row = t.find((r) => r[0] === 'q·k/\u2060√dₖ');
       return { value: parseNum(row[1]), ci: row[2], formula: parseNum(row[4]) };
     };
     const glorot = await measuredScore();
@@ -117,17 +117,18 @@ describe('assumption steps in Chromium', () => {
     const { page, errors, close } = await openStep('breaking-assumptions');
     expect(await summaryOf(page, 'breaking-assumptions')).toMatch(/dₖ\(1 \+ 2μ²\) lies inside/);
     const overview = async () => (await readouts(page, 'breaking-assumptions')).find((t) => t.length === 4 && t[0][0].startsWith('mean μ'));
-    expect((await overview())[0][2]).toBe(`1 + 2μ² = ${fmt(1.5, 4)}`);
+    // a formula in the overview is one unit: its spaces are no-break ones
+    expect((await overview())[0][2]).toBe(`1\u00a0+\u00a02μ²\u00a0=\u00a0${fmt(1.5, 4)}`);
     for (const [name, how] of [['mu', { keys: 1 }], ['rho', { keys: 1 }], ['df', { keys: 1 }], ['count', { key: 'ArrowLeft', keys: 1 }], ['seed', { fill: 3 }]]) {
       const before = await shown(page, 'breaking-assumptions');
       await move(page, 'breaking-assumptions', name, how);
       expect(await shown(page, 'breaking-assumptions'), name).not.toBe(before);
     }
-    expect((await overview())[0][2]).toBe(`1 + 2μ² = ${fmt(1 + 2 * 0.75 ** 2, 4)}`);
+    expect((await overview())[0][2]).toBe(`1\u00a0+\u00a02μ²\u00a0=\u00a0${fmt(1 + 2 * 0.75 ** 2, 4)}`);
     for (const departure of ['rho', 'student-t', 'layernorm']) {
       await move(page, 'breaking-assumptions', 'departure', { select: departure });
       const legend = await page.textContent('#breaking-assumptions .panel');
-      expect(legend).toContain(departure === 'rho' ? 'dₖ(1 + ρ²)' : departure === 'layernorm' ? 'dₖ²/(dₖ − 1)' : 'dₖ, the derivation’s premise');
+      expect(legend).toContain(departure === 'rho' ? 'dₖ(1 + ρ²)' : departure === 'layernorm' ? 'dₖ²/\u2060(dₖ − 1)' : 'dₖ, the derivation’s premise');
       const chosen = await page.$eval('#breaking-assumptions tr.chosen th', (th) => th.textContent);
       expect(chosen).toContain('(plotted)');
     }

@@ -120,7 +120,7 @@ describe('product-variance in Chromium', () => {
     expect(Math.abs(parseNum(rowOf(t, 'variance')[1]) - 1)).toBeLessThan(0.07);
     expect(Math.abs(parseNum(rowOf(t, 'kurtosis')[1]) - 9)).toBeLessThan(1.7);
     expect(await page.locator('#product-variance .plot svg').count()).toBeGreaterThan(0);
-    expect(await text(page, '#product-variance .density-legend')).toContain('K₀(|x|)/π');
+    expect(await text(page, '#product-variance .density-legend')).toContain('K₀(|x|)/\u2060π');
     expect(await page.locator('#product-variance .live-formula .katex').count()).toBe(1);
     expect(errors).toEqual([]);
     await close();
@@ -135,7 +135,7 @@ describe('product-variance in Chromium', () => {
     expect(Math.abs(parseNum(rowOf(t, 'variance')[1]) - 1)).toBeLessThan(0.04);  // SE √(2.24/n) ≈ 0.0067
     expect(Math.abs(parseNum(rowOf(t, 'kurtosis')[1]) - 3.24)).toBeLessThan(0.1);
     expect(await page.innerHTML('#product-variance .plot')).not.toBe(svg0);
-    expect(await text(page, '#product-variance .density-legend')).toContain('ln(3/|x|)/6');
+    expect(await text(page, '#product-variance .density-legend')).toContain('ln(3/\u2060|x|)/6');
 
     await after(page, 'product-variance', () => page.selectOption('#product-variance select[name="distribution"]', 'rademacher'));
     t = await table(page);

@@ -12,11 +12,12 @@ afterAll(async () => { await h?.close(); });
 
 // The source documents beside the repository, as tests/js/experiments-attention.test.js finds them.
 const SEEDS = process.env.ATTNLAB_SEEDS || new URL('../../../shared/seeds', import.meta.url).pathname;
-// Source 003 as a reader sees it: its inline TeX for d_k, √d_k and 1/d_k written as the page writes them.
+// Source 003 as a reader sees it: its inline TeX for d_k, √d_k and 1/d_k written as the page writes them
+// (1/d_k with a word joiner after the slash: no line breaks there, readout.js).
 const source003 = () => {
   const file = readdirSync(SEEDS).find((f) => f.startsWith('003_'));
   return readFileSync(`${SEEDS}/${file}`, 'utf8')
-    .replace(/\\\\\(\s*\\frac\{1\}\{d_k\}\s*\\\\\)/g, '1/dₖ')
+    .replace(/\\\\\(\s*\\frac\{1\}\{d_k\}\s*\\\\\)/g, '1/\u2060dₖ')
     .replace(/\\\\\(\s*\\sqrt\{d_k\}\s*\\\\\)/g, '√dₖ')
     .replace(/\\\\\(\s*d_k\s*\\\\\)/g, 'dₖ')
     .replace(/\s+/g, ' ');
@@ -81,7 +82,7 @@ describe('scaling-choices', () => {
       expect(rows.map((r) => r['theory c²·dₖ'])).toEqual(variances);
       expect(rows.map((r) => r['theory 1 − 2a'])).toEqual(exponents);
       expect(await summary(page, 'scaling-choices')).toContain(said);
-      expect((await verdicts(page))[0]).toContain(`against 1/dₖ = ${variances[2]}.`);
+      expect((await verdicts(page))[0]).toContain(`against 1/\u2060dₖ = ${variances[2]}.`);
       expect(errors).toEqual([]);
       await close();
     }

@@ -191,6 +191,33 @@ describe('on a narrow screen', () => {
     await close();
   });
 
+  it('no line breaks after a slash in the text: a word joiner follows every slash not followed by a digit', async () => {
+    // (“… so Var(q·k/” ended a line, “√dₖ) = 3.160” began the next; readout.js)
+    const { page, errors, close } = await h.open('', PHONE);
+    const ids = await page.$$eval('main section[id]', (ss) => ss.filter((s) => s.querySelector('figure.live')).map((s) => s.id));
+    for (const id of ids) {
+      await page.locator(`#${id} figure.live`).scrollIntoViewIfNeeded();
+      await page.waitForFunction((s) => document.querySelector(`#${s} figure.live`)?.dataset.state === 'ready', id, { timeout: 60000 });
+    }
+    const found = await page.evaluate(() => {
+      const bare = [];
+      let count = 0;
+      const walk = document.createTreeWalker(document.querySelector('main'), NodeFilter.SHOW_TEXT);
+      for (let t; (t = walk.nextNode());) {
+        if (t.parentElement.closest('svg, .katex, script, style')) continue;  // SVG text never wraps; KaTeX keeps its own
+        for (const m of t.data.matchAll(/\/(?=[^\s\d])/g)) {
+          count++;
+          if (t.data[m.index + 1] !== '\u2060') bare.push(`${t.parentElement.closest('section')?.id}: ${t.data.slice(Math.max(0, m.index - 12), m.index + 6)}`);
+        }
+      }
+      return { count, bare };
+    });
+    expect(found.count).toBeGreaterThan(50);
+    expect(found.bare).toEqual([]);
+    expect(errors).toEqual([]);
+    await close();
+  }, 120000);
+
   // plots (heatmaps apart: they scale down whole) as [{ where, width drawn, scale shown/drawn }]
   const plotScales = (page, root) => page.evaluate((root) => {
     const roots = root ? [...document.querySelectorAll(root)].map((e) => e.shadowRoot ?? e) : [document];

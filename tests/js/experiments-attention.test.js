@@ -98,15 +98,17 @@ describe('the exercises', () => {
     expect(Math.abs(r.std - Math.sqrt(512))).toBeLessThan(5 * r.stdSE);  // 2000 pairs: SE ≈ 0.36
     expect(r.stdCI[0]).toBeLessThan(r.std);
     expect(r.stdCI[1]).toBeGreaterThan(r.std);
-    expect(judgeStd(22.6, r).ok).toBe(true);
-    expect(judgeStd(22.6, r).text).toMatch(/^Correct/);
-    expect(judgeStd(512, r)).toMatchObject({ ok: false, text: expect.stringMatching(/variance/) });
-    expect(judgeStd(8, r)).toMatchObject({ ok: false, text: expect.stringMatching(/dₖ = 64/) });
-    expect(judgeStd(30, r)).toMatchObject({ ok: false, text: expect.stringMatching(/too large/) });
-    expect(judgeStd(NaN, r).ok).toBe(false);
+    expect(judgeStd('22.6', r).ok).toBe(true);
+    expect(judgeStd('22.6', r).text).toMatch(/^Correct/);
+    expect(judgeStd('512', r)).toMatchObject({ ok: false, text: expect.stringMatching(/variance/) });
+    // an answer is echoed as typed (trimmed by the form), not as fmt's 8.000; judged by its number
+    expect(judgeStd('8', r)).toMatchObject({ ok: false, text: expect.stringMatching(/^8 is the standard deviation at dₖ = 64/) });
+    expect(judgeStd('8.0', r).text).toMatch(/^8\.0 is the standard deviation at dₖ = 64/);
+    expect(judgeStd('30', r)).toMatchObject({ ok: false, text: expect.stringMatching(/too large/) });
+    expect(judgeStd('', r).ok).toBe(false);
     // a draw whose interval misses √512 says so in the answer (the page's default draw, seed 1,
     // measured 21.21 in [19.77, 22.56] and called it correct without a word)
-    const inside = judgeStd(22.6, r).text, missing = judgeStd(22.6, { ...r, stdCI: [19.77, 22.56] }).text;
+    const inside = judgeStd('22.6', r).text, missing = judgeStd('22.6', { ...r, stdCI: [19.77, 22.56] }).text;
     expect(r.stdCI[0] <= r.theory && r.theory <= r.stdCI[1]).toBe(true);
     expect(inside).not.toMatch(/misses/);
     expect(missing).toMatch(/^Correct.*interval misses √dₖ, as about one draw in twenty does/);
@@ -169,13 +171,13 @@ describe('the exercises judge typed answers against the engine’s numbers', () 
   it('(2) x = ln(3t/(1 − t)) is right within 0.05; one zero logit’s ln(t/(1 − t)) and another t’s answer are named', () => {
     const r = drain(ex.exerciseSaturation(engine, { thresholds: [0.9, 0.99] }));
     // by hand: ln(3·0.99/0.01) = ln 297 = 5.6937, ln(0.99/0.01) = ln 99 = 4.5951, ln(27) = 3.2958
-    expect(judgeSaturation(5.69, r, 0.99)).toMatchObject({ ok: true, text: expect.stringMatching(/^Correct: .* = 5\.694, and the engine’s first x past t on its grid \(step 0\.01\) is 5\.7/) });
-    expect(judgeSaturation(5.75, r, 0.99).ok).toBe(false);
-    expect(judgeSaturation(4.6, r, 0.99)).toMatchObject({ ok: false, text: expect.stringMatching(/one zero logit/) });
-    expect(judgeSaturation(3.3, r, 0.99)).toMatchObject({ ok: false, text: expect.stringMatching(/answer for t = 0\.9;/) });
-    expect(judgeSaturation(3.3, r, 0.9).ok).toBe(true);
-    expect(judgeSaturation(8, r, 0.99)).toMatchObject({ ok: false, text: expect.stringMatching(/too large/) });
-    expect(judgeSaturation(NaN, r, 0.99).ok).toBe(false);
+    expect(judgeSaturation('5.69', r, 0.99)).toMatchObject({ ok: true, text: expect.stringMatching(/^Correct: .* = 5\.694, and the engine’s first x past t on its grid \(step 0\.01\) is 5\.7/) });
+    expect(judgeSaturation('5.75', r, 0.99).ok).toBe(false);
+    expect(judgeSaturation('4.6', r, 0.99)).toMatchObject({ ok: false, text: expect.stringMatching(/one zero logit/) });
+    expect(judgeSaturation('3.3', r, 0.99)).toMatchObject({ ok: false, text: expect.stringMatching(/answer for t = 0\.9;/) });
+    expect(judgeSaturation('3.3', r, 0.9).ok).toBe(true);
+    expect(judgeSaturation('8', r, 0.99)).toMatchObject({ ok: false, text: expect.stringMatching(/^Not quite: 8 is too large/) });
+    expect(judgeSaturation('', r, 0.99).ok).toBe(false);
   });
 
   it('(4) as τ grows the top weight falls and the entropy rises: only that pair is right', () => {
@@ -200,10 +202,10 @@ describe('the exercises judge typed answers against the engine’s numbers', () 
     p.forEach((pi, i) => p.forEach((pj, j) => { sq += ((i === j ? pi : 0) - pi * pj) ** 2; }));
     const ratio = (Math.sqrt(3) / 4) / Math.sqrt(sq);
     expect(ratio).toBeCloseTo(41.8, 1);  // 0.4330 against 0.01037
-    expect(judgeJacobians(ratio, r).ok).toBe(true);
-    expect(judgeJacobians(ratio * 1.05, r)).toMatchObject({ ok: false, text: expect.stringMatching(/too large/) });
-    expect(judgeJacobians(1 / ratio, r)).toMatchObject({ ok: false, text: expect.stringMatching(/other way round/) });
-    expect(judgeJacobians(Math.sqrt(3) / 4, r)).toMatchObject({ ok: false, text: expect.stringMatching(/one of the two norms/) });
+    expect(judgeJacobians(String(ratio), r).ok).toBe(true);
+    expect(judgeJacobians(String(ratio * 1.05), r)).toMatchObject({ ok: false, text: expect.stringMatching(/too large/) });
+    expect(judgeJacobians(String(1 / ratio), r)).toMatchObject({ ok: false, text: expect.stringMatching(/other way round/) });
+    expect(judgeJacobians(String(Math.sqrt(3) / 4), r)).toMatchObject({ ok: false, text: expect.stringMatching(/one of the two norms/) });
   });
 });
 

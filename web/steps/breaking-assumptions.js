@@ -4,7 +4,7 @@ import { DEPARTURES, breakingRequest } from '../experiments/breaking-assumptions
 import { keepTheory, showTheory } from '../plots/theory-lines.js';
 import { niceCeil, powerDomain } from '../plots/style.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { dataTable, fillTable, grid, keepTex, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
+import { dataTable, detailsFor, fillTable, grid, keepTex, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import './breaking-assumptions.css';
 
 export const id = 'breaking-assumptions';
@@ -29,7 +29,7 @@ const num = (v) => String(v).replace('-', '−');
 
 // A departure set to strength 0 (μ = 0, ρ = 0): the premise holds after all.
 const unbroken = (what, premise, symbol) =>
-  `${what} breaks nothing: ${premise} holds, each product qᵢkᵢ has mean 0 and variance 1, so Var(q·k) = dₖ and 1/√dₖ ` +
+  `${what} breaks nothing: ${premise} holds, each product qᵢkᵢ has mean 0 and variance 1, so Var(q·k) = dₖ and 1/\u2060√dₖ ` +
   `normalises, as the derivation says. Choose a non-zero ${symbol} to see the premise fail.`;
 
 // Per departure: the formulas as TeX and as text, and the sentence on what it breaks.
@@ -37,16 +37,16 @@ function describeDeparture(departure, { mu, rho, df }) {
   switch (departure) {
     case 'mean': return {
       tex: String.raw`\mathbb{E}[q\cdot k]=d_k\mu^2,\quad \operatorname{Var}(q\cdot k)=d_k(1+2\mu^2)=d_k\,(1+2\cdot${num(mu)}^2)=${fmt(1 + 2 * mu * mu, 4)}\,d_k`,
-      formula: 'dₖ(1 + 2μ²)', ratio: 'Var(q·k/√dₖ) = 1 + 2μ²', ratioOf: () => 1 + 2 * mu * mu,
+      formula: 'dₖ(1 + 2μ²)', ratio: 'Var(q·k/\u2060√dₖ) = 1 + 2μ²', ratioOf: () => 1 + 2 * mu * mu,
       premise: mu === 0 ? unbroken('A mean μ = 0', '“mean 0”', 'μ')
-        : `A mean μ = ${num(mu)} breaks “mean 0”: each product qᵢkᵢ has mean μ² and variance 1 + 2μ², so 1/√dₖ leaves a variance of ` +
+        : `A mean μ = ${num(mu)} breaks “mean 0”: each product qᵢkᵢ has mean μ² and variance 1 + 2μ², so 1/\u2060√dₖ leaves a variance of ` +
           `1 + 2μ² = ${fmt(1 + 2 * mu * mu, 4)} and a mean √dₖ·μ² that grows with dₖ. The scale does not normalise.`,
     };
     case 'rho': return {
       tex: String.raw`\mathbb{E}[q\cdot k]=d_k\rho,\quad \operatorname{Var}(q\cdot k)=d_k(1+\rho^2)=d_k\,(1+(${num(rho)})^2)=${fmt(1 + rho * rho, 4)}\,d_k`,
-      formula: 'dₖ(1 + ρ²)', ratio: 'Var(q·k/√dₖ) = 1 + ρ²', ratioOf: () => 1 + rho * rho,
+      formula: 'dₖ(1 + ρ²)', ratio: 'Var(q·k/\u2060√dₖ) = 1 + ρ²', ratioOf: () => 1 + rho * rho,
       premise: rho === 0 ? unbroken('A correlation ρ = 0', '“q independent of k”', 'ρ')
-        : `A correlation ρ = ${num(rho)} breaks “q independent of k”: each qᵢkᵢ has mean ρ and variance 1 + ρ², so 1/√dₖ leaves a variance of ` +
+        : `A correlation ρ = ${num(rho)} breaks “q independent of k”: each qᵢkᵢ has mean ρ and variance 1 + ρ², so 1/\u2060√dₖ leaves a variance of ` +
           `1 + ρ² = ${fmt(1 + rho * rho, 4)} and a mean √dₖ·ρ that grows with dₖ. The scale does not normalise.`,
     };
     case 'student-t': return {
@@ -54,30 +54,32 @@ function describeDeparture(departure, { mu, rho, df }) {
         (df > 4 ? String.raw`=${fmt(3 * (df - 2) / (df - 4), 4)}` : String.raw`=\infty\ (\nu=${df}\le 4)`),
       formula: 'dₖ (unchanged)', ratio: null, ratioOf: () => 1,
       premise: `Heavy tails (ν = ${df}) keep every premise the derivation used, mean 0, variance 1 and independence, so Var(q·k) = dₖ ` +
-        `and 1/√dₖ still normalises. What they break is the fast convergence of the sample variance: its error depends on the fourth moment, ` +
+        `and 1/\u2060√dₖ still normalises. What they break is the fast convergence of the sample variance: its error depends on the fourth moment, ` +
         (df > 4 ? `which is ${fmt(3 * (df - 2) / (df - 4), 3)} per entry instead of 3, so the intervals are wider than with normal entries.`
-          : `which is infinite for ν ≤ 4: the sample variance still converges, but more slowly than 1/√N, and its 95% intervals ` +
+          : `which is infinite for ν ≤ 4: the sample variance still converges, but more slowly than 1/\u2060√N, and its 95% intervals ` +
             `(which assume a finite fourth moment) no longer cover dₖ 95% of the time.`),
     };
     default: return {
       tex: String.raw`\mathbb{E}[q_iq_j]=-\frac{1}{d_k-1}\ (i\ne j),\qquad \operatorname{Var}(q\cdot k)=d_k+\frac{d_k}{d_k-1}=\frac{d_k^2}{d_k-1}`,
-      formula: 'dₖ²/(dₖ − 1)', ratio: 'Var(q·k/√dₖ) = dₖ/(dₖ − 1)', ratioOf: (dk) => dk / (dk - 1),
+      formula: 'dₖ²/\u2060(dₖ − 1)', ratio: 'Var(q·k/\u2060√dₖ) = dₖ/\u2060(dₖ − 1)', ratioOf: (dk) => dk / (dk - 1),
       premise: 'LayerNorm breaks independence within each vector: its entries sum to 0 and their squares to dₖ, so two entries are ' +
-        'negatively correlated, E[qᵢqⱼ] = −1/(dₖ − 1). Then Var(q·k) = dₖ²/(dₖ − 1) and 1/√dₖ leaves dₖ/(dₖ − 1): close to 1, ' +
+        'negatively correlated, E[qᵢqⱼ] = −1/\u2060(dₖ − 1). Then Var(q·k) = dₖ²/\u2060(dₖ − 1) and 1/\u2060√dₖ leaves dₖ/\u2060(dₖ − 1): close to 1, ' +
         'but visibly above it at small dₖ.',
     };
   }
 }
 
 // The four departures side by side, from the formulas at the current strengths: what each breaks
-// and what the 1/√d_k scaling leaves.
+// and what the 1/√d_k scaling leaves. The words wrap; a formula is one unit, its spaces no-break
+// ones (a line broke inside “1 + 2μ² = 1.500”).
+const whole = (formula) => formula.replaceAll(' ', '\u00a0');
 function overviewRows({ mu, rho, df }) {
   const m4 = df > 4 ? fmt(3 * (df - 2) / (df - 4), 3) : '∞';
   return [
-    { key: 'mean', name: `mean μ = ${num(mu)}`, cells: [mu === 0 ? 'none (μ = 0)' : 'mean 0', `1 + 2μ² = ${fmt(1 + 2 * mu * mu, 4)}`, `√dₖ·μ² = ${fmt(mu * mu, 3)}·√dₖ`, mu === 0 ? 'yes (μ = 0)' : 'no'] },
-    { key: 'rho', name: `correlation ρ = ${num(rho)}`, cells: [rho === 0 ? 'none (ρ = 0)' : 'q independent of k', `1 + ρ² = ${fmt(1 + rho * rho, 4)}`, `√dₖ·ρ = ${fmt(rho, 3)}·√dₖ`, rho === 0 ? 'yes (ρ = 0)' : 'no'] },
-    { key: 'student-t', name: `Student-t, ν = ${df}`, cells: ['none it uses (m₄ = ' + m4 + ', not 3)', '1', '0', 'yes, but samples show it slowly'] },
-    { key: 'layernorm', name: 'LayerNorm', cells: ['independent entries', 'dₖ/(dₖ − 1)', '0', 'nearly: exactly only as dₖ → ∞'] },
+    { key: 'mean', name: `mean ${whole(`μ = ${num(mu)}`)}`, cells: [mu === 0 ? `none (${whole('μ = 0')})` : 'mean 0', whole(`1 + 2μ² = ${fmt(1 + 2 * mu * mu, 4)}`), whole(`√dₖ·μ² = ${fmt(mu * mu, 3)}·√dₖ`), mu === 0 ? `yes (${whole('μ = 0')})` : 'no'] },
+    { key: 'rho', name: `correlation ${whole(`ρ = ${num(rho)}`)}`, cells: [rho === 0 ? `none (${whole('ρ = 0')})` : 'q independent of k', whole(`1 + ρ² = ${fmt(1 + rho * rho, 4)}`), whole(`√dₖ·ρ = ${fmt(rho, 3)}·√dₖ`), rho === 0 ? `yes (${whole('ρ = 0')})` : 'no'] },
+    { key: 'student-t', name: `Student-t, ${whole(`ν = ${df}`)}`, cells: [`none it uses (${whole(`m₄ = ${m4}`)}, not 3)`, '1', '0', 'yes, but samples show it slowly'] },
+    { key: 'layernorm', name: 'LayerNorm', cells: ['independent entries', whole('dₖ/\u2060(dₖ − 1)'), '0', `nearly: exactly only as ${whole('dₖ → ∞')}`] },
   ];
 }
 
@@ -110,8 +112,8 @@ function drawingOf(values, r) {
 
   // right: what 1/√d_k leaves, or (heavy tails) how wide the intervals are
   if (departure === 'student-t') {
-    const lines = [{ name: 'normal entries: 1.96·√((2 + 6/dₖ)/n)', points: pts.map((p) => ({ x: p.dk, y: p.normalHalfWidth })) }];
-    if (Number.isFinite(pts[0].tHalfWidth)) lines.push({ name: `Student-t ν = ${values.df}: 1.96·√((2 + (m₄² − 3)/dₖ)/n)`, points: pts.map((p) => ({ x: p.dk, y: p.tHalfWidth })) });
+    const lines = [{ name: 'normal entries: 1.96·√((2 + 6/\u2060dₖ)/\u2060n)', points: pts.map((p) => ({ x: p.dk, y: p.normalHalfWidth })) }];
+    if (Number.isFinite(pts[0].tHalfWidth)) lines.push({ name: `Student-t ν = ${values.df}: 1.96·√((2 + (m₄² − 3)/\u2060dₖ)/\u2060n)`, points: pts.map((p) => ({ x: p.dk, y: p.tHalfWidth })) });
     const widths = pts.map((p) => p.halfWidth);
     // the y axis ends on the powers of ten around the values: another seed's values (the
     // widths at small d_k scatter by half their size) then share it, and their marks move in place
@@ -124,7 +126,7 @@ function drawingOf(values, r) {
     } };
   }
   const ys = pts.flatMap((p) => [p.varianceCI[0] / p.dk, p.varianceCI[1] / p.dk, d.ratioOf(p.dk), 1]);
-  return { d, left, rightTitle: 'What 1/√dₖ leaves: Var(q·k/√dₖ)', right: {
+  return { d, left, rightTitle: 'What 1/\u2060√dₖ leaves: Var(q·k/\u2060√dₖ)', right: {
     measured: [measured((p) => ({ y: p.variance / p.dk, lo: p.varianceCI[0] / p.dk, hi: p.varianceCI[1] / p.dk }))],
     lines: [{ name: '1, the premise', points: pts.map((p) => ({ x: p.dk, y: 1 })) },
       { name: d.ratio, points: pts.map((p) => ({ x: p.dk, y: d.ratioOf(p.dk) })) }],
@@ -140,6 +142,7 @@ export function mount(figure, { run, ahead }) {
   const right = panel('');
   for (const p of [left, right]) p.table.remove();
   const data = document.createElement('div');
+  detailsFor(data, left.plot, right.plot);  // one table for both plots
   const premise = document.createElement('p');
   premise.className = 'premise';
   const overview = panel('The four departures at these settings (formulas)');
@@ -161,7 +164,7 @@ export function mount(figure, { run, ahead }) {
       showTheory(right.plot, rightPlot);
       premise.textContent = d.premise;
       const rows = overviewRows(values);
-      fillTable(overview.table, ['departure', 'premise it breaks', 'Var(q·k/√dₖ)', 'mean of q·k/√dₖ', 'does 1/√dₖ normalise?'],
+      fillTable(overview.table, ['departure', 'premise it breaks', 'Var(q·k/\u2060√dₖ)', 'mean of q·k/\u2060√dₖ', 'does 1/\u2060√dₖ normalise?'],
         rows.map((r) => ({ ...r, name: r.key === departure ? `${r.name} (plotted)` : r.name })));
       overview.table.tBodies[0].rows[rows.findIndex((r) => r.key === departure)].classList.add('chosen');
 

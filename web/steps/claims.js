@@ -81,7 +81,7 @@ export const CLAIMS = [
   { id: 'one-hot', sources: ['000'], step: 'softmax-saturation', quote: '“The softmax collapses to near-one-hot”', context: 'softmax of [−20, 3, 25, −15]',
     compute: { op: 'softmax', x: [-20, 3, 25, -15] }, kind: 'test', test: (r) => Math.max(...r.values) > 0.99,
     show: (r) => vec(r.values) },
-  { id: 'nonmax-grad', sources: ['000'], step: 'vanishing-gradients', quote: '“the gradients for non-max positions become extremely small”', context: 'largest ‖∂p/∂xⱼ‖ over non-max j, same example',
+  { id: 'nonmax-grad', sources: ['000'], step: 'vanishing-gradients', quote: '“the gradients for non-max positions become extremely small”', context: 'largest ‖∂p/\u2060∂xⱼ‖ over non-max j, same example',
     compute: { op: 'nonmaxGrad', x: [-20, 3, 25, -15] }, kind: 'test', test: (r) => r.values[0] < 1e-3 * r.uniform,
     show: (r) => `${fmt(r.values[0])} (uniform p: ${fmt(r.uniform)})` },
   { id: 'scaled-example', sources: ['000'], step: 'softmax-saturation', quote: '“the logits look more like [-2.5, 0.4, 3.1, -1.9]”', context: 'the example divided by √64',
@@ -91,16 +91,16 @@ export const CLAIMS = [
     kind: 'test', test: (r) => Math.max(...r.values) < Math.max(...r.alt), show: (r) => vec(r.values),
     note: (r) => `Softer than the unscaled example, but still ${fmt(Math.max(...r.values))} on one key, because the example is an extreme draw: ` +
       `typical scaled rows of four put ${fmt(r.typical.maxWeight.mean)} on their top key.` },
-  { id: 'unit-var', sources: ['000', '002', '003'], step: 'dot-variance', quote: '“The scaled scores have unit variance, regardless of dimension”', context: 'q·k/√dₖ at dₖ = 64',
+  { id: 'unit-var', sources: ['000', '002', '003'], step: 'dot-variance', quote: '“The scaled scores have unit variance, regardless of dimension”', context: 'q·k/\u2060√dₖ at dₖ = 64',
     compute: { op: 'dotVariance', dk: 64, scale: 'sqrt' }, kind: 'sampled', stated: () => [1] },
   { id: 'xavier', sources: ['000'], step: 'initialization', quote: '“initialized to keep activations near unit variance (Xavier initialization)”', context: 'a 512 → 64 projection of N(0, 1) inputs',
     compute: { op: 'xavier', fanIn: 512, fanOut: 64, rows: 32 }, kind: 'judgement', verdict: 'misleading',
     show: (r, ctx) => `Var(qᵢ) = ${fmt(r.values[0])} (theory ${fmt(r.theory)}; seed ${ctx.seed})`,
-    why: (r) => `Xavier’s Var(W) = 2/(fan_in + fan_out) gives the projection a variance of 2·fan_in/(fan_in + fan_out), which is 1 only for a square matrix: ` +
+    why: (r) => `Xavier’s Var(W) = 2/\u2060(fan_in + fan_out) gives the projection a variance of 2·fan_in/\u2060(fan_in + fan_out), which is 1 only for a square matrix: ` +
       `${fmt(r.theory)} for a ${r.fanIn} → ${r.fanOut} head.` },
 
   // ---- 001: the blog post
-  { id: 'overflow', sources: ['001', '002'], step: 'shift-vs-scale', quote: '“Softmax can overflow with large inputs”', context: 'exp(x)/Σexp(x) in float32 for [100, 102, 103]',
+  { id: 'overflow', sources: ['001', '002'], step: 'shift-vs-scale', quote: '“Softmax can overflow with large inputs”', context: 'exp(x)/\u2060Σexp(x) in float32 for [100, 102, 103]',
     compute: { op: 'overflow', x: [100, 102, 103] }, kind: 'test',
     test: (r) => r.naive.some((v) => !Number.isFinite(v)) && r.stable.every(Number.isFinite),
     show: (r) => `as written ${vec(r.naive)}; max subtracted ${vec(r.stable)}` },
@@ -120,7 +120,7 @@ export const CLAIMS = [
     compute: { op: 'shiftInvariance', x: [100, 102, 103] }, kind: 'judgement', verdict: 'misleading',
     show: (r) => `largest change of a weight under the shift: ${short(r.values[0])}; ratio ${short(r.ratioBefore)} → ${short(r.ratioAfter)}`,
     why: (r) => `Softmax depends only on differences: subtracting the maximum turns the ratio ${short(r.ratioBefore)} into ` +
-      `${short(r.shifted[1])}/${short(r.shifted[0])} = ${short(r.ratioAfter)} and leaves every weight as it was.` },
+      `${short(r.shifted[1])}/\u2060${short(r.shifted[0])} = ${short(r.ratioAfter)} and leaves every weight as it was.` },
   { id: 'spread-3', sources: ['001'], step: 'shift-vs-scale', quote: '“a 3-unit spread into a distribution like [0.09, 0.24, 0.67]”', context: 'softmax of [100, 102, 103]',
     compute: { op: 'softmax', x: [100, 102, 103], alt: [0, 1, 2] }, kind: 'rounding', stated: ['0.09', '0.24', '0.67'],
     why: (r) => `Those are the weights of [${r.altInput.join(', ')}], ${vec(r.alt)}; the gaps 2 and 1 of [100, 102, 103] give ${vec(r.values)}.` },
@@ -130,12 +130,12 @@ export const CLAIMS = [
   { id: 'growth', sources: ['001'], step: 'dot-variance', quote: '“As d_k increases (say from 64 to 512), the dot product … grows”', context: 'std of q·k at 512 over std at 64',
     compute: { op: 'stdGrowth', from: 64, to: 512 }, kind: 'sampled', stated: ({ from, to }) => [Math.sqrt(to / from)],
     show: (r, ctx) => `${fmt(r.std[0])} → ${fmt(r.std[1])}: ×${pm(r.values[0], r.se[0])}, theory √(512/64) = ${fmt(Math.sqrt(r.dks[1] / r.dks[0]), 4)} (${seeded(r, ctx)})` },
-  { id: 'constant', sources: ['001'], step: 'dot-variance', quote: '“dividing by sqrt(d_k) keeps the standard deviation roughly constant”', context: 'std of q·k/√dₖ at dₖ = 64 and 512',
+  { id: 'constant', sources: ['001'], step: 'dot-variance', quote: '“dividing by sqrt(d_k) keeps the standard deviation roughly constant”', context: 'std of q·k/\u2060√dₖ at dₖ = 64 and 512',
     compute: { op: 'scaledStds', dks: [64, 512] }, kind: 'sampled', stated: () => [1, 1],
     show: (r, ctx) => `${pm(r.values[0], r.se[0])} and ${pm(r.values[1], r.se[1])} (${seeded(r, ctx)})` },
   { id: 'near-uniform', sources: ['001', '003'], step: 'scaling-choices', quote: '“causing the softmax to produce nearly uniform distributions”', context: 'scores divided by dₖ = 64, eight keys',
     compute: { op: 'rowsMean', dk: 64, n: 8, rows: 100, scales: ['dk'] }, kind: 'test', test: (r) => nearlyUniform(r.rows[0].entropy.mean, r.n),
-    show: (r, ctx) => `mean entropy ${fmt(r.rows[0].entropy.mean, 4)} of log ${r.n} = ${fmt(r.logN, 4)}; mean max weight ${fmt(r.values[0])} (1/n = ${fmt(r.uniform)}; ${r.count} queries, seed ${ctx.seed})` },
+    show: (r, ctx) => `mean entropy ${fmt(r.rows[0].entropy.mean, 4)} of log ${r.n} = ${fmt(r.logN, 4)}; mean max weight ${fmt(r.values[0])} (1/\u2060n = ${fmt(r.uniform)}; ${r.count} queries, seed ${ctx.seed})` },
 
   // ---- 002: the course section
   { id: 'mean-xy', sources: ['002'], step: 'product-variance', quote: '“E[XY] = E[X]E[Y] = 0”', context: 'X, Y independent N(0, 1)',
@@ -155,10 +155,10 @@ export const CLAIMS = [
     why: (r) => `The stated weights add up to ${short(r.statedSum)}, not 1; softmax of these scores is ${vec(r.values)}.` },
   { id: 'same-result', sources: ['002'], step: 'shift-vs-scale', quote: '“Subtracting the maximum prevents overflow while giving the same result”', context: 'for [9.2, −3.1, 8.8, −5.4, 1.2]',
     compute: { op: 'overflow', x: [9.2, -3.1, 8.8, -5.4, 1.2] }, kind: 'test',
-    test: (r) => r.naive.every(Number.isFinite) && r.maxDiff < 1e-6, show: (r) => `largest difference from exp(x)/Σexp(x): ${fmt(r.maxDiff)}` },
+    test: (r) => r.naive.every(Number.isFinite) && r.maxDiff < 1e-6, show: (r) => `largest difference from exp(x)/\u2060Σexp(x): ${fmt(r.maxDiff)}` },
   { id: 'grad-one-hot', sources: ['002'], step: 'vanishing-gradients', quote: '“When softmax ≈ [1, 0, 0, ...]: gradients ≈ [0, 0, 0, ...]”', context: '‖J‖ (Frobenius) of the Jacobian at p = (1, 0, 0, 0)',
     compute: { op: 'jacobianNorm', p: [1, 0, 0, 0] }, kind: 'rounding', stated: ['0'] },
-  { id: 'grad-healthy', sources: ['002'], step: 'vanishing-gradients', quote: '“[0.3, 0.3, 0.2, 0.2]: gradients ≈ [0.21, 0.21, 0.16, 0.16]”', context: 'the Jacobian’s diagonal ∂pᵢ/∂xᵢ',
+  { id: 'grad-healthy', sources: ['002'], step: 'vanishing-gradients', quote: '“[0.3, 0.3, 0.2, 0.2]: gradients ≈ [0.21, 0.21, 0.16, 0.16]”', context: 'the Jacobian’s diagonal ∂pᵢ/\u2060∂xᵢ',
     compute: { op: 'jacobian', p: [0.3, 0.3, 0.2, 0.2] }, kind: 'rounding', stated: ['0.21', '0.21', '0.16', '0.16'],
     note: (r) => `Right as the Jacobian’s diagonal pᵢ(1 − pᵢ), which is what is checked here; as a gradient they mislead: the off-diagonal entries −pᵢpⱼ reach ${short(r.maxOff)} and each row sums to 0. ` +
       `The whole matrix has ‖J‖ = ${fmt(r.norm)}.` },
@@ -168,14 +168,14 @@ export const CLAIMS = [
     show: (r, ctx) => `mean max weight ${r.rows.map((x) => fmt(x.maxWeight.mean)).join(' → ')}; entropy ${r.rows.map((x) => fmt(x.entropy.mean)).join(' → ')} (${r.count} queries, seed ${ctx.seed})` },
 
   // ---- 003: the note on √d_k versus d_k
-  { id: 'var-over-dk', sources: ['003'], step: 'scaling-choices', quote: '“over-scale the dot product, reducing the variance of the scores”', context: 'to 1/dₖ: q·k/dₖ at dₖ = 64',
+  { id: 'var-over-dk', sources: ['003'], step: 'scaling-choices', quote: '“over-scale the dot product, reducing the variance of the scores”', context: 'to 1/\u2060dₖ: q·k/\u2060dₖ at dₖ = 64',
     compute: { op: 'dotVariance', dk: 64, scale: 'dk' }, kind: 'sampled', stated: ({ dk }) => [1 / dk] },
-  { id: 'float-small', sources: ['003'], step: 'scaling-choices', quote: '“very small values might be harder to handle precisely in floating-point”', context: 'float softmax of q·k/dₖ vs. double, dₖ = 64',
+  { id: 'float-small', sources: ['003'], step: 'scaling-choices', quote: '“very small values might be harder to handle precisely in floating-point”', context: 'float softmax of q·k/\u2060dₖ vs. double, dₖ = 64',
     compute: { op: 'precision', dk: 64, n: 8, rows: 16 }, kind: 'judgement', verdict: 'misleading',
-    show: (r, ctx) => `largest relative error ${fmt(r.byDk.worst)} (with 1/√dₖ: ${fmt(r.bySqrt.worst)}; seed ${ctx.seed})`,
+    show: (r, ctx) => `largest relative error ${fmt(r.byDk.worst)} (with 1/\u2060√dₖ: ${fmt(r.bySqrt.worst)}; seed ${ctx.seed})`,
     why: (r) => `Floating point has the same relative precision for small numbers as for large ones (2⁻²³ ≈ ${fmt(r.epsilon)}): ` +
       `scores of size ${short(r.byDk.smallest)} and up are far above the smallest normal float, 2⁻¹²⁶ ≈ ${short(r.tiniest, 2)}, ` +
-      `and the weights come out as accurately as with 1/√dₖ.` },
+      `and the weights come out as accurately as with 1/\u2060√dₖ.` },
 ];
 
 // “Nearly uniform”, as the near-uniform claim is tested here and on scaling-choices: a mean

@@ -5,7 +5,7 @@ import { normalPdf, showHistogram } from '../plots/histogram.js';
 import { showSweepCurves } from '../plots/sweep-curves.js';
 import { niceCeil, powerDomain } from '../plots/style.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { dataTable, el, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
+import { dataTable, detailsFor, el, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import { DK_TICKS, marker } from './dk-axis.js';
 import './dot-variance.css';
 
@@ -43,6 +43,7 @@ export function mount(figure, { run, ahead }) {
   const sweepScaled = el('div', 'plot');
   const sweepNote = el('p', 'sweep-note');
   const sweepAlt = document.createElement('div');
+  detailsFor(sweepAlt, sweepRaw, sweepScaled);  // one table for both views of the sweep
   const summary = liveSummary();
   figure.body.append(formula, grid(raw.el, scaled.el), sweepTitle, grid(sweepRaw, sweepScaled), sweepNote, sweepAlt, summary);
 
@@ -76,7 +77,7 @@ export function mount(figure, { run, ahead }) {
       ariaLabel: `Log–log plot of the measured variance of q·k against d_k from 1 to 4096, with 95% interval bars and the line y = d_k`,
     });
     showSweepCurves(sweepScaled, {
-      series: [{ name: 'measured variance of q·k/√dₖ', points: unitPoints }],
+      series: [{ name: 'measured variance of q·k/\u2060√dₖ', points: unitPoints }],
       refs: [{ name: 'y = 1', y: 1, left: true, dx: 10, dy: -12 }], marker: here, xTicks: DK_TICKS,  // left: the wide bars of large dₖ cross the line on the right
       xLabel: 'dₖ', yLabel: 'variance of q·k/√dₖ', yDomain: [0, Math.max(2, niceCeil(Math.max(...unitPoints.map((p) => p.hi))))],
       width: 460, height: 280,
@@ -85,12 +86,12 @@ export function mount(figure, { run, ahead }) {
     const misses = points.filter((p) => !inside(p.varianceCI, p.dk)).length;
     const at = (d) => points.find((p) => p.dk === d).count;
     sweepNote.textContent =
-      `Pairs per point: n = min(4096, max(64, 2¹⁵/dₖ)), ${fmtInt(at(1))} at dₖ = 1, ${fmtInt(at(64))} at dₖ = 64, ` +
+      `Pairs per point: n = min(4096, max(64, 2¹⁵/\u2060dₖ)), ${fmtInt(at(1))} at dₖ = 1, ${fmtInt(at(64))} at dₖ = 64, ` +
       `${fmtInt(at(4096))} at dₖ = 4096: ${fmtInt(sweep.normals)} normal draws in all, seed ${sweep.seed}. ` +
       `${sharedPairs(points, dk, count)} dₖ lies outside the 95% interval at ${misses} of ${points.length} points.`;
     if (sweep === drawnSweep) return;  // the table depends on the seed only
     drawnSweep = sweep;
-    show(sweepAlt, dataTable('The sweep as a table', ['dₖ', 'pairs', 'Var(q·k)', '95% interval', 'Var(q·k)/dₖ'],
+    show(sweepAlt, dataTable('The sweep as a table', ['dₖ', 'pairs', 'Var(q·k)', '95% interval', 'Var(q·k)/\u2060dₖ'],
       points.map((p) => [p.dk, fmtInt(p.count), fmt(p.variance, 4), fmtInterval(p.varianceCI, 4), fmt(p.variance / p.dk, 4)])));
   }
 

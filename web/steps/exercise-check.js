@@ -39,8 +39,10 @@ export function checkForm({ fields, judge, onCheck = () => {} }) {
   };
 }
 
-// a typed number; '' (nothing typed) is NaN, not Number('')'s 0
-export const number = (text) => (text === '' ? NaN : Number(text));
+// A typed answer (its text, trimmed) as a number; '' (nothing typed) is NaN, not Number('')'s 0.
+// The judges take the text: they judge its number and echo the text as the student typed it
+// ("8", not fmt's "8.000").
+const number = (typed) => (typed === '' ? NaN : Number(typed));
 const near = (a, b, rel = 0.02) => Math.abs(a - b) <= rel * Math.abs(b);
 const TYPE_FIRST = { ok: false, text: 'Type a number first.' };
 // a wrong number with no likelier slip behind it: which way it is off, and a hint
@@ -52,7 +54,8 @@ export const missed = (r) => (r.stdCI[0] <= r.theory && r.theory <= r.stdCI[1] ?
 
 // Exercise 1: the standard deviation of q·k at d_k = 512, against the theory √d_k and the engine's
 // measured spread.
-export function judgeStd(value, r) {
+export function judgeStd(typed, r) {
+  const value = number(typed);
   if (!Number.isFinite(value)) return TYPE_FIRST;
   const rel = Math.abs(value - r.theory) / r.theory;
   const inCI = r.stdCI[0] <= value && value <= r.stdCI[1];
@@ -61,27 +64,28 @@ export function judgeStd(value, r) {
   if (rel <= 0.02)
     return { ok: true, text: `Correct: √${r.dk} = ${fmt(r.theory, 4)}, and ${measured}.` };
   if (near(value, r.varianceTheory))
-    return { ok: false, text: `${fmt(value, 4)} is the variance of q·k, not its standard deviation. Take the square root.` };
+    return { ok: false, text: `${typed} is the variance of q·k, not its standard deviation. Take the square root.` };
   if (near(value, r.stdAt64))
-    return { ok: false, text: `${fmt(value, 4)} is the standard deviation at dₖ = 64. Here dₖ = ${r.dk}.` };
+    return { ok: false, text: `${typed} is the standard deviation at dₖ = 64. Here dₖ = ${r.dk}.` };
   if (inCI)
-    return { ok: false, text: `${fmt(value, 4)} lies inside the engine’s 95% interval, but it is not the exact value: Var(q·k) = dₖ gives it in closed form.` };
-  return offBy(fmt(value, 4), value, r.theory, 'Var(q·k) = dₖ, and the standard deviation is the square root of the variance.');
+    return { ok: false, text: `${typed} lies inside the engine’s 95% interval, but it is not the exact value: Var(q·k) = dₖ gives it in closed form.` };
+  return offBy(typed, value, r.theory, 'Var(q·k) = dₖ, and the standard deviation is the square root of the variance.');
 }
 
 // Exercise 2: the x from which softmax(x, 0, 0, 0) counts as saturated at the threshold t, against
 // ln(3t/(1 − t)) and the engine's first x past t on its grid. Within 0.05 is right.
-export function judgeSaturation(value, r, t) {
+export function judgeSaturation(typed, r, t) {
+  const value = number(typed);
   if (!Number.isFinite(value)) return TYPE_FIRST;
   const c = r.crossings.find((cr) => cr.t === t);
   const engine = c.x === null ? `the engine finds no x up to ${r.xMax} on its grid` : `the engine’s first x past t on its grid (step ${r.step}) is ${fmt(c.x, 3)}`;
   if (Math.abs(value - c.closedForm) <= 0.05)
-    return { ok: true, text: `Correct: p₁ = eˣ/(eˣ + 3) > ${t} once x > ln(3·${t}/(1 − ${t})) = ${fmt(c.closedForm, 4)}, and ${engine}.` };
+    return { ok: true, text: `Correct: p₁ = eˣ/\u2060(eˣ + 3) > ${t} once x > ln(3·${t}/\u2060(1 − ${t})) = ${fmt(c.closedForm, 4)}, and ${engine}.` };
   if (Math.abs(value - Math.log(t / (1 - t))) <= 0.05)
-    return { ok: false, text: `${fmt(value, 3)} is where eˣ/(eˣ + 1) passes ${t}: one zero logit. Here three logits are 0, so the sum is eˣ + 3.` };
+    return { ok: false, text: `${typed} is where eˣ/\u2060(eˣ + 1) passes ${t}: one zero logit. Here three logits are 0, so the sum is eˣ + 3.` };
   const other = r.crossings.find((cr) => cr.t !== t && Math.abs(value - cr.closedForm) <= 0.05);
-  if (other) return { ok: false, text: `${fmt(value, 3)} is the answer for t = ${other.t}; the threshold set is t = ${t}.` };
-  return offBy(fmt(value, 3), value, c.closedForm, `solve eˣ/(eˣ + 3) = ${t} for x.`);
+  if (other) return { ok: false, text: `${typed} is the answer for t = ${other.t}; the threshold set is t = ${t}.` };
+  return offBy(typed, value, c.closedForm, `solve eˣ/\u2060(eˣ + 3) = ${t} for x.`);
 }
 
 // Exercise 4: how the largest weight and the entropy of the query's weights move as τ grows from
@@ -102,14 +106,15 @@ export function judgeTemperature({ max, entropy }, r) {
 
 // Exercise 5: how many times smaller the peaked Jacobian's Frobenius norm is than the uniform one's,
 // against the engine's two Jacobians; within 2% is right.
-export function judgeJacobians(value, r) {
+export function judgeJacobians(typed, r) {
+  const value = number(typed);
   if (!Number.isFinite(value)) return TYPE_FIRST;
   const ratio = r.uniform.norm / r.peaked.norm;
   const norms = `‖J‖ is ${fmt(r.uniform.norm, 4)} for the uniform softmax and ${fmt(r.peaked.norm, 4)} for softmax(${r.peak}, 0, 0, 0)`;
   if (near(value, ratio)) return { ok: true, text: `Correct: ${norms}, a ratio of ${fmt(ratio, 4)}.` };
-  if (near(value, 1 / ratio)) return { ok: false, text: `${fmt(value, 4)} is the ratio the other way round: the peaked norm over the uniform one.` };
+  if (near(value, 1 / ratio)) return { ok: false, text: `${typed} is the ratio the other way round: the peaked norm over the uniform one.` };
   if (near(value, r.uniform.norm) || near(value, r.peaked.norm))
-    return { ok: false, text: `${fmt(value, 4)} is one of the two norms; the question asks for their ratio, uniform over peaked.` };
-  return offBy(fmt(value, 4), value, ratio, '‖J‖² = Σᵢⱼ Jᵢⱼ², with Jᵢᵢ = pᵢ(1 − pᵢ) and Jᵢⱼ = −pᵢpⱼ.');
+    return { ok: false, text: `${typed} is one of the two norms; the question asks for their ratio, uniform over peaked.` };
+  return offBy(typed, value, ratio, '‖J‖² = Σᵢⱼ Jᵢⱼ², with Jᵢᵢ = pᵢ(1 − pᵢ) and Jᵢⱼ = −pᵢpⱼ.');
 }
 

@@ -5,8 +5,8 @@ import { showBars } from '../plots/bars.js';
 import { showSweepCurves } from '../plots/sweep-curves.js';
 import { prefersDark, showHeatmap } from '../plots/heatmap.js';
 import { fmt, fmtInt, fmtInterval, sub, texFixed } from '../format.js';
-import { TREND, checkForm, judgeJacobians, judgeSaturation, judgeStd, judgeTemperature, missed, number } from './exercise-check.js';
-import { dataTable, el, fillTable, liveFormula, liveSummary, setTex, show } from '../readout.js';
+import { TREND, checkForm, judgeJacobians, judgeSaturation, judgeStd, judgeTemperature, missed } from './exercise-check.js';
+import { dataTable, detailsFor, el, fillTable, liveFormula, liveSummary, setTex, show } from '../readout.js';
 import { scrollsSideways } from '../scroll-region.js';
 import { setSubscripted } from '../subscripts.js';
 import './exercises.css';
@@ -88,7 +88,7 @@ export function mount(figure, { run }) {
   // (1) type, check, reveal
   const e1 = ex[1];
   const c1 = checkForm({ fields: [{ name: 'exercise-1-answer', label: 'Your answer: std of q·k ≈' }],
-    judge: (v) => e1.result && judgeStd(number(v['exercise-1-answer']), e1.result) });
+    judge: (v) => e1.result && judgeStd(v['exercise-1-answer'], e1.result) });
   const a1 = answer();
   e1.formula = liveFormula();
   e1.table = readout();
@@ -100,6 +100,7 @@ export function mount(figure, { run }) {
   const e2 = ex[2];
   e2.plot = el('div', 'plot');
   e2.data = el('div');
+  detailsFor(e2.data, e2.plot);
   const a2 = answer();
   e2.formula = liveFormula();
   e2.table = readout();
@@ -110,7 +111,7 @@ export function mount(figure, { run }) {
   const reveal2 = () => e2.div.classList.toggle('answered', a2.details.open || e2.found === e2.view);
   a2.details.addEventListener('toggle', reveal2);
   const c2 = checkForm({ fields: [{ name: 'exercise-2-answer', label: 'Your answer: saturated from x ≈' }],
-    judge: (v) => e2.result && judgeSaturation(number(v['exercise-2-answer']), e2.result, e2.view),
+    judge: (v) => e2.result && judgeSaturation(v['exercise-2-answer'], e2.result, e2.view),
     onCheck: (v) => { if (v.ok) e2.found = e2.view; reveal2(); } });
   e2.div.append(e2.plot, e2.data, ...c2.nodes, a2.details);
 
@@ -127,6 +128,7 @@ export function mount(figure, { run }) {
   e4.formula = liveFormula();
   e4.plot = el('div', 'plot');
   e4.data = el('div');
+  detailsFor(e4.data, e4.plot);
   const a4 = answer();
   e4.table = readout();
   e4.text = el('p');
@@ -147,12 +149,13 @@ export function mount(figure, { run }) {
     return { title, plot };
   });
   e5.data = el('div');
+  detailsFor(e5.data, ...e5.sides.map((s) => s.plot));  // one table for both Jacobians
   const a5 = answer();
   e5.table = readout();
   e5.text = el('p');
   a5.body.append(e5.table, e5.text);
   const c5 = checkForm({ fields: [{ name: 'exercise-5-answer', label: 'Your answer: ‖J‖ uniform / ‖J‖ peaked ≈' }],
-    judge: (v) => e5.result && judgeJacobians(number(v['exercise-5-answer']), e5.result) });
+    judge: (v) => e5.result && judgeJacobians(v['exercise-5-answer'], e5.result) });
   e5.div.append(e5.formula, e5.plots, e5.data, ...c5.nodes, a5.details);
 
   // each exercise's answer box: usable once the exercise has a result, its last answer judged
@@ -188,7 +191,7 @@ export function mount(figure, { run }) {
       show(e2.data, dataTable('The weights as a table', ['x', 'p₁', 'p₂ = p₃ = p₄'],
         ints.map((i) => [String(Number(r.x[i].toFixed(2))), fmt(r.p1[i], 4), fmt(r.rest[i], 4)])));
       setTex(e2.formula, String.raw`p_1(x)=\frac{e^x}{e^x+3}>t\iff x>\ln\frac{3t}{1-t}=\ln\frac{3\cdot ${threshold}}{1-${threshold}}=${tex(c.closedForm, 2)}`, true);
-      fillTable(e2.table, ['threshold t', `first x on the grid (step ${r.step})`, 'closed form ln(3t/(1 − t))'],
+      fillTable(e2.table, ['threshold t', `first x on the grid (step ${r.step})`, 'closed form ln(3t/\u2060(1 − t))'],
         r.crossings.map((cr) => ({ name: String(cr.t), cells: [cr.x === null ? `none up to ${r.xMax}` : fmt(cr.x, 3), fmt(cr.closedForm, 4)] })));
       const c90 = r.crossings.find((cr) => cr.t === 0.9);
       e2.text.textContent = c.x === null
@@ -199,7 +202,7 @@ export function mount(figure, { run }) {
           `√(2·64) ≈ ${fmt(Math.sqrt(2 * 64), 3)}: gaps of this size are common.`;
     },
     3(r) {
-      const rows = [['unscaled (scale 1)', r.unscaled], [`scaled (1/√${r.dk})`, r.scaled]];
+      const rows = [['unscaled (scale 1)', r.unscaled], [`scaled (1/\u2060√${r.dk})`, r.scaled]];
       fillTable(e3.table, ['', 'max weight', 'entropy (nats)', '‖J‖', 'non-max gradient'],
         rows.map(([name, m]) => ({ name, cells: [pm(m.maxWeight), pm(m.entropy), pm(m.jacobianNorm), pm(m.nonmaxGrad)] })));
       setSubscripted(e3.text,
@@ -211,7 +214,7 @@ export function mount(figure, { run }) {
         `multiplied by it too, so with SGD the change a step makes to a score is dₖ = ${fmtInt(r.dk)} times larger without the scale than with it, ` +
         `for the same gradient at the scores. ` +
         `Which effect wins depends on the learning rate: the unscaled run may stall, or pull ahead and then overshoot. ` +
-        `The 1/√dₖ run starts the same way at every dₖ, so one learning rate serves them all: compare a small and a large dₖ in the training step.`);
+        `The 1/\u2060√dₖ run starts the same way at every dₖ, so one learning rate serves them all: compare a small and a large dₖ in the training step.`);
     },
     4(r) {
       const keys = Array.from({ length: r.n }, (_, j) => `k${sub(j + 1)}`);

@@ -50,7 +50,7 @@ function outDomainOf(r) {
   return [-niceCeil(outMax), niceCeil(outMax)];
 }
 
-const sideLabels = (dk) => ({ unscaled: 'unscaled', scaled: `scaled by 1/√${dk}` });
+const sideLabels = (dk) => ({ unscaled: 'unscaled', scaled: `scaled by 1/\u2060√${dk}` });
 
 const formulaTex = ({ n, dk, dv }, masked) => String.raw`O=\operatorname{softmax}\!\Big(\frac{QK^\top}{\sqrt{${dk}}}${masked ? '+M' : ''}\Big)V,\qquad
       Q,K\in\mathbb{R}^{${n}\times ${dk}},\ V\in\mathbb{R}^{${n}\times ${dv}},\ O\in\mathbb{R}^{${n}\times ${dv}}
@@ -80,7 +80,7 @@ export function mount(figure, { run, ahead }) {
   const rowFormula = liveFormula();
   const sides = {
     unscaled: panel('unscaled: softmax(QKᵀ) V'),
-    scaled: panel('scaled: softmax(QKᵀ/√dₖ) V'),
+    scaled: panel('scaled: softmax(QKᵀ/\u2060√dₖ) V'),
   };
   for (const p of Object.values(sides)) {
     p.table.remove();  // one shared table below compares the two sides row by row

@@ -5,7 +5,7 @@ import { keepHistogram, normalPdf, showHistogram } from '../plots/histogram.js';
 import { keepTheory, showTheory } from '../plots/theory-lines.js';
 import { powerDomain } from '../plots/style.js';
 import { fmt, fmtInt, fmtInterval } from '../format.js';
-import { dataTable, fillTable, grid, keepTex, liveFormula, liveSummary, panel, setTex, show, shownTable } from '../readout.js';
+import { dataTable, detailsFor, fillTable, grid, keepTex, liveFormula, liveSummary, panel, setTex, show, shownTable } from '../readout.js';
 import { setSubscripted } from '../subscripts.js';
 import './initialization.css';
 
@@ -53,14 +53,16 @@ const D_AXIS = [32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 
 // beyond 0.1 … 10).
 function drawingOf({ init, sigma, dmodel, dk }, r) {
   const f = r.formula;
-  // the formulas against d_model at this d_k, and the measurement
-  const line = (name, g) => ({ name, points: D_AXIS.map((d) => ({ x: d, y: g(d) })) });
+  // the formulas against d_model at this d_k, and the measurement: each named with its formula in
+  // the legend, and by its rule alone over its column of the data table, in two lines at most
+  // (with the formulas, a column's name took five lines in a half-width panel)
+  const line = (name, column, g) => ({ name, column, points: D_AXIS.map((d) => ({ x: d, y: g(d) })) });
   const lines = [
-    line('Glorot, one head: (2d/(d + dₖ))²', (d) => (2 * d / (d + dk)) ** 2),
-    line('LeCun, or Glorot over all heads: 1', () => 1),
-    line('He: 4', () => 4),
-    line('Glorot, Q, K, V packed: 1/4', () => 1 / 4),
-    line(`N(0, σ²), σ = ${sigma}: (d·σ²)²`, (d) => (d * sigma * sigma) ** 2),
+    line('Glorot, one head: (2d/\u2060(d + dₖ))²', 'Glorot, one\u00a0head', (d) => (2 * d / (d + dk)) ** 2),
+    line('LeCun, or Glorot over all heads: 1', 'LeCun', () => 1),
+    line('He: 4', 'He', () => 4),
+    line('Glorot, Q, K, V packed: 1/4', 'Glorot, packed', () => 1 / 4),
+    line(`N(0, σ²), σ = ${sigma}: (d·σ²)²`, `N(0,\u00a0${sigma}²)`, (d) => (d * sigma * sigma) ** 2),
   ];
   const point = { x: dmodel, y: r.score.variance, lo: Math.max(r.score.varianceCI[0], 1e-9), hi: r.score.varianceCI[1] };
   // the rules span 1/4 … 4; the custom-σ curve is clipped to the frame. A point beyond
@@ -86,13 +88,15 @@ const requestOf = (values) => ({ name: 'initVariance', params: initRequest(value
 
 export function mount(figure, { run, ahead }) {
   const rule = liveFormula('live-formula weight-rule', 'the weights’ variance, by the chosen rule'), formula = liveFormula();
-  const hist = panel('q·k/√dₖ for pairs of tokens');
+  const hist = panel('q·k/\u2060√dₖ for pairs of tokens');
   const curves = panel('What each initialisation gives, against d_model');
   const curvesData = document.createElement('div');
   curves.el.append(curvesData);
   curves.table.remove();
   const measured = panel('Measured variances and what predicts them');
   measured.plot.remove();
+  hist.table.remove();
+  detailsFor(measured.table, hist.plot);  // the histogram's variance, measured and predicted, is a row there
   const check = document.createElement('p');
   check.className = 'seed-check';
   const summary = liveSummary();
@@ -116,14 +120,14 @@ export function mount(figure, { run, ahead }) {
       showHistogram(hist.plot, drawing.histogram);
       showTheory(curves.plot, drawing.theory);
       const { lines } = drawing;
-      show(curvesData, dataTable('Data: the formulas against d_model', ['d_model', ...lines.map((l) => l.name)],
+      show(curvesData, dataTable('Data: the formulas against d_model', ['d_model', ...lines.map((l) => l.column)],
         D_AXIS.map((d, i) => [d, ...lines.map((l) => fmt(l.points[i].y, 4))]), shownTable(curvesData)));
 
       const rows = [
         { name: 'xⱼ, token entries', s: r.x, given: 1, givenText: '—', formula: 1 },
-        { name: 'qᵢ = (W_Qᵀx)ᵢ', s: r.q, given: r.given.q, formula: f.q },
-        { name: 'kᵢ = (W_Kᵀx′)ᵢ', s: r.k, given: r.given.k, formula: f.k },
-        { name: 'q·k/√dₖ', s: r.score, given: r.given.score, formula: f.score },
+        { name: 'qᵢ\u00a0=\u00a0(W_Qᵀx)ᵢ', s: r.q, given: r.given.q, formula: f.q },
+        { name: 'kᵢ\u00a0=\u00a0(W_Kᵀx′)ᵢ', s: r.k, given: r.given.k, formula: f.k },
+        { name: 'q·k/\u2060√dₖ', s: r.score, given: r.given.score, formula: f.score },
       ];
       fillTable(measured.table, ['variance of', 'measured', '95% interval', 'given these weights', 'formula'],
         rows.map((row) => ({
@@ -135,18 +139,18 @@ export function mount(figure, { run, ahead }) {
       // the forum post's claim, checked at these sizes
       const glorotQ = 2 * dmodel / (dmodel + dk), packedQ = 2 * dmodel / (dmodel + 3 * dmodel);
       const measuredText = `measured here with ${INIT_LABELS[init]} on a ${dmodel} → ${dk} head: Var(qᵢ) = ${fmt(r.q.variance, 3)} ` +
-        `and Var(q·k/√dₖ) = ${fmt(r.score.variance, 3)} ${fmtInterval(r.score.varianceCI, 3)}.`;
+        `and Var(q·k/\u2060√dₖ) = ${fmt(r.score.variance, 3)} ${fmtInterval(r.score.varianceCI, 3)}.`;
       setSubscripted(check,
-        `Source 000 says the 1/√dₖ is right because Xavier (Glorot) initialisation keeps q and k near unit variance. ` +
-        `On one head it does not: σ_q² = 2·d_model/(d_model + dₖ) = ${fmt(glorotQ, 4)} for these sizes, so Var(q·k/√dₖ) = ${fmt(glorotQ ** 2, 4)}; ` +
-        `${measuredText} Unit variance needs σ_W² = 1/d_model: LeCun’s rule, which Glorot matches only when fan-out equals fan-in, ` +
+        `Source 000 says the 1/\u2060√dₖ is right because Xavier (Glorot) initialisation keeps q and k near unit variance. ` +
+        `On one head it does not: σ_q² = 2·d_model/\u2060(d_model + dₖ) = ${fmt(glorotQ, 4)} for these sizes, so Var(q·k/\u2060√dₖ) = ${fmt(glorotQ ** 2, 4)}; ` +
+        `${measuredText} Unit variance needs σ_W² = 1/\u2060d_model: LeCun’s rule, which Glorot matches only when fan-out equals fan-in, ` +
         `as for all heads initialised as one ${dmodel} × ${dmodel} matrix. PyTorch’s packed Q, K, V projection has fan-out 3·d_model ` +
-        `and gives σ_q² = ${fmt(packedQ, 3)}, so Var(q·k/√dₖ) = ${fmt(packedQ ** 2, 3)}. What the post gets right is the dependence itself: the variance after scaling is σ_q²σ_k².`);
+        `and gives σ_q² = ${fmt(packedQ, 3)}, so Var(q·k/\u2060√dₖ) = ${fmt(packedQ ** 2, 3)}. What the post gets right is the dependence itself: the variance after scaling is σ_q²σ_k².`);
 
       const inside = rows.every((row) => row.given >= row.s.varianceCI[0] && row.given <= row.s.varianceCI[1]);
       setSubscripted(summary,
         `With ${INIT_LABELS[init]} (σ_W² = ${fmt(f.weight, 3)}), ${fmtInt(r.tokens)} token pairs (seed ${seed}) give ` +
-        `Var(qᵢ) = ${fmt(r.q.variance, 4)} against d_model·σ_W² = ${fmt(f.q, 4)}, and Var(q·k/√dₖ) = ${fmt(r.score.variance, 4)} ` +
+        `Var(qᵢ) = ${fmt(r.q.variance, 4)} against d_model·σ_W² = ${fmt(f.q, 4)}, and Var(q·k/\u2060√dₖ) = ${fmt(r.score.variance, 4)} ` +
         `against σ_q²σ_k² = ${fmt(f.score, 4)}${Math.abs(f.score - 1) > 0.05 ? ', not 1' : ''}; ` +
         `${inside ? 'every value given these weights lies inside its 95% interval' : 'a value given these weights falls outside its 95% interval (expected about one time in twenty per row)'}.`);
       figure.done(r);

@@ -21,8 +21,8 @@ export const params = {
 // E[X⁴] as TeX, and the exact density's label, per entry law.
 const M4_TEX = { normal: '3', uniform: String.raw`\tfrac{9}{5}`, rademacher: '1' };
 const LAW = {
-  normal: { name: 'normal entries', density: 'K₀(|x|)/π' },
-  uniform: { name: 'uniform entries on [−√3, √3]', density: 'ln(3/|x|)/6' },
+  normal: { name: 'normal entries', density: 'K₀(|x|)/\u2060π' },
+  uniform: { name: 'uniform entries on [−√3, √3]', density: 'ln(3/\u2060|x|)/6' },
   rademacher: { name: 'random-sign entries ±1', density: null },
 };
 const inside = ([lo, hi], x) => lo <= x && x <= hi;
@@ -93,7 +93,7 @@ export function mount(figure, { run }) {
       }));
       note.textContent = degenerate
         ? 'With ±1 entries XY is itself ±1, so (XY)² = 1 exactly: the sample variance differs from 1 only ' +
-          'through the sample mean x̄, as n/(n−1)·(1 − x̄²), an error of order 1/n that a normal-approximation ' +
+          'through the sample mean x̄, as n/\u2060(n−1)·(1 − x̄²), an error of order 1/\u2060n that a normal-approximation ' +
           'interval does not describe. No interval is shown for it or for the moments built on it.'
         : `A normal variable has kurtosis 3; XY has E[X⁴]·E[Y⁴] = ${fmtShort(kappa)}, an excess of ${fmtShort(kappa - 3)}. ` +
           'The kurtosis interval comes from the delta method and rests on the eighth moment of XY, finite here.';

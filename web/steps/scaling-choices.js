@@ -134,11 +134,11 @@ export function mount(figure, { run, ahead }) {
     // the claims step's test of the same claim, on this step's rows at the largest d_k
     const uniform = nearlyUniform(byDk.entropy.mean[last], s.n) ? 'right' : 'wrong';
     const lines = [
-      `“Dividing by dₖ instead of √dₖ would over-scale the dot product, reducing the variance of the scores to 1/dₖ”: ${varVerdict}. ` +
-      `At dₖ = ${r.dk} the engine measures ${fmt(v.mean[i])} (95% interval ${fmtInterval([v.lo[i], v.hi[i]])}) against 1/dₖ = ${fmtShort(target)}.`,
+      `“Dividing by dₖ instead of √dₖ would over-scale the dot product, reducing the variance of the scores to 1/\u2060dₖ”: ${varVerdict}. ` +
+      `At dₖ = ${r.dk} the engine measures ${fmt(v.mean[i])} (95% interval ${fmtInterval([v.lo[i], v.hi[i]])}) against 1/\u2060dₖ = ${fmtShort(target)}.`,
       `“For large dₖ, this would make the scores very small, causing the softmax to produce nearly uniform distributions”: ${uniform}. ` +
       `At dₖ = ${top}, dividing by dₖ leaves a mean largest weight of ` +
-      `${fmt(byDk.maxWeight.mean[last])} (1/n = ${fmt(1 / s.n)}) and a mean entropy of ${fmt(byDk.entropy.mean[last])} nats ` +
+      `${fmt(byDk.maxWeight.mean[last])} (1/\u2060n = ${fmt(1 / s.n)}) and a mean entropy of ${fmt(byDk.entropy.mean[last])} nats ` +
       `(log n = ${fmt(Math.log(s.n))}); dividing by √dₖ keeps ${fmt(bySqrt.maxWeight.mean[last])} and ${fmt(bySqrt.entropy.mean[last])}.`,
       // a judgement: its verdict is the claims data's own, whatever the numbers
       `“Over-scaling with dₖ could also lead to numerical instability in some cases, as very small values might be harder to handle ` +
@@ -146,13 +146,13 @@ export function mount(figure, { run, ahead }) {
       `precision at every magnitude, and softmax of tiny logits is as accurate as any other: for query ${r.query} at dₖ = ${r.dk}, ` +
       `float32 softmax of the scores divided by dₖ is within a relative ${fmt(r.scales.dk.relError, 2)} ` +
       `(divided by √dₖ: ${fmt(r.scales.sqrt.relError, 2)}) ` +
-      `of a double-precision reference (float32’s unit roundoff is ${fmt(r.unitRoundoff, 2)}), and even the weights’ small departures from 1/n ` +
+      `of a double-precision reference (float32’s unit roundoff is ${fmt(r.unitRoundoff, 2)}), and even the weights’ small departures from 1/\u2060n ` +
       `are resolved to ${fmt(r.scales.dk.deviationError, 2)} of their size. The cost of dividing by dₖ is statistical, not numerical.`,
       `Nor does dividing by dₖ make the softmax’s own gradient vanish: its Jacobian tends to that of uniform weights, ` +
-      `mean Frobenius norm ‖J‖ ${fmt(byDk.jacobianNorm.mean[last])} at dₖ = ${top} against √(n−1)/n = ${fmt(Math.sqrt(s.n - 1) / s.n)}. ` +
+      `mean Frobenius norm ‖J‖ ${fmt(byDk.jacobianNorm.mean[last])} at dₖ = ${top} against √(n−1)/\u2060n = ${fmt(Math.sqrt(s.n - 1) / s.n)}. ` +
       `What it loses is the contrast between keys, which the scores no longer carry. The gradient that goes on to the query and the keys ` +
-      `is another matter: it is the gradient at the scores times the scale, times vectors of length about √dₖ, so with 1/dₖ it shrinks ` +
-      `as 1/√dₖ, where with 1/√dₖ it keeps its size.`,
+      `is another matter: it is the gradient at the scores times the scale, times vectors of length about √dₖ, so with 1/\u2060dₖ it shrinks ` +
+      `as 1/\u2060√dₖ, where with 1/\u2060√dₖ it keeps its size.`,
     ];
     say(lines);
   }

@@ -3,7 +3,7 @@
 import { showTheory } from '../plots/theory-lines.js';
 import { showBars } from '../plots/bars.js';
 import { fmt, fmtInt, fmtShort } from '../format.js';
-import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
+import { dataTable, detailsFor, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
 import './shift-vs-scale.css';
 
 export const id = 'shift-vs-scale';
@@ -33,6 +33,8 @@ export function mount(figure, { run }) {
   const rows = panel('Ratios and gaps of each row');
   const claims = panel('The blog post’s numbers, recomputed');
   for (const p of [logits, rows, limits, claims]) p.plot.remove();
+  bars.table.remove();
+  detailsFor(rows.table, bars.plot);  // the bars' weights are the table's softmax column
   const sweepData = document.createElement('div');
   sweep.el.append(sweepData);
   const verdict = document.createElement('p');
@@ -100,7 +102,7 @@ export function mount(figure, { run }) {
         yLabel: 'softmax weight', width: 360, height: 250,
         ariaLabel: 'Softmax weights of four rows: the row [100, 102, 103], the row divided by s, the row minus 97, and the row minus its maximum',
       });
-      fillTable(rows.table, ['operation', 'logits', 'ratios x₂/x₁, x₃/x₁', 'gaps', 'softmax'],
+      fillTable(rows.table, ['operation', 'logits', 'ratios x₂/\u2060x₁, x₃/\u2060x₁', 'gaps', 'softmax'],
         r.scaleRows.map((row) => ({
           name: label[row.key],
           cells: [plainRow(row.values), list(row.ratios, 4), row.gaps.map(fmtShort).join(', '), list(row.softmax, 3)],

@@ -67,10 +67,10 @@ export function mount(figure, { run, ahead }) {
   function drawQuery(r) {
     const { n } = r;
     const bars = barsOf(r), cats = bars.categories;
-    showBars(one.plot, bars, dataTable(`Scores and weights of query ${r.query} as a table`, ['key', 'q·kⱼ', 'q·kⱼ/√dₖ', 'weight, no scale', 'weight, ÷√dₖ'],
+    showBars(one.plot, bars, dataTable(`Scores and weights of query ${r.query} as a table`, ['key', 'q·kⱼ', 'q·kⱼ/\u2060√dₖ', 'weight, no scale', 'weight, ÷√dₖ'],
       cats.map((c, j) => [c, fmt(r.scores[j]), fmt(r.scaledScores[j]), fmt(r.p[j]), fmt(r.pScaled[j])])));
     fillTable(one.table, [`query ${r.query}`, SERIES.none, SERIES.sqrt, 'uniform limit', 'one-hot limit'], [
-      { name: 'largest weight', cells: [fmt(r.max), fmt(r.maxScaled), `1/n = ${fmt(1 / n)}`, '1'] },
+      { name: 'largest weight', cells: [fmt(r.max), fmt(r.maxScaled), `1/\u2060n = ${fmt(1 / n)}`, '1'] },
       { name: 'entropy (nats)', cells: [fmt(r.entropy), fmt(r.entropyScaled), `log n = ${fmt(Math.log(n))}`, '0'] },
       { name: 'score range', cells: [fmt(Math.max(...r.scores) - Math.min(...r.scores)), fmt(Math.max(...r.scaledScores) - Math.min(...r.scaledScores)), '0', '∞'] },
     ]);
@@ -144,7 +144,7 @@ export function mount(figure, { run, ahead }) {
       const m = (k, stat) => fmt(s.scales[k][stat].mean[i]);
       summary.textContent =
         `At dₖ = ${dk} with ${n} keys, over ${fmtInt(rows)} queries (seed ${seed}), the largest weight averages ` +
-        `${m('none', 'maxWeight')} unscaled and ${m('sqrt', 'maxWeight')} scaled by 1/√${dk}, and the entropy ` +
+        `${m('none', 'maxWeight')} unscaled and ${m('sqrt', 'maxWeight')} scaled by 1/\u2060√${dk}, and the entropy ` +
         `${m('none', 'entropy')} and ${m('sqrt', 'entropy')} nats, against ${fmt(Math.log(n))} for uniform weights; ` +
         `query ${query} shown above${outside(query, rows)} puts ${fmt(r.max)} of its weight on one key unscaled and ${fmt(r.maxScaled)} scaled.`;
       figure.done();

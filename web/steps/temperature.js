@@ -41,8 +41,8 @@ function stallText({ oneHot, rounding, other }, others) {
 export function mount(figure, { run }) {
   const formula = liveFormula();
   const bars = panel('Exercise 4: one query at τ = 0.5√dₖ, √dₖ and 2√dₖ');
-  const maxPanel = panel('Expected largest weight against τ/√dₖ');
-  const hPanel = panel('Expected entropy against τ/√dₖ');
+  const maxPanel = panel('Expected largest weight against τ/\u2060√dₖ');
+  const hPanel = panel('Expected entropy against τ/\u2060√dₖ');
   const checks = sourcesPanel('“τ < √dₖ: sharper; τ > √dₖ: softer”, measured');
   const { say } = checks;
   const summary = liveSummary();
@@ -64,7 +64,7 @@ export function mount(figure, { run }) {
       fillTable(bars.table, [`query ${q}`, ...r.exercise.map((e) => `τ = ${tauText(e.t)} = ${fmt(e.t * root)}`)], [
         { name: 'largest weight', cells: r.exercise.map((e) => fmt(e.max)) },
         { name: 'entropy (nats)', cells: r.exercise.map((e) => fmt(e.entropy)) },
-        { name: 'weights above 1/n', cells: r.exercise.map((e) => String(Array.from(e.p).filter((p) => p > 1 / n).length)) },
+        { name: 'weights above 1/\u2060n', cells: r.exercise.map((e) => String(Array.from(e.p).filter((p) => p > 1 / n).length)) },
       ]);
 
       const logn = Math.log(n);
@@ -72,7 +72,7 @@ export function mount(figure, { run }) {
       const tauMark = marker(tau, `τ = ${tauText(tau)}`);
       const ticks = [0.25, 0.5, 1, 2, 4];
       const name = `mean of ${fmtInt(rows)} queries, dₖ = ${dk}`;
-      const table = (stat, caption) => dataTable(caption, ['τ/√dₖ', 'τ', 'mean', '95% interval'],
+      const table = (stat, caption) => dataTable(caption, ['τ/\u2060√dₖ', 'τ', 'mean', '95% interval'],
         r.grid.map((t, i) => [fmt(t, 3), fmt(t * root), fmt(r[stat].mean[i]), fmtInterval([r[stat].lo[i], r[stat].hi[i]])]));
       showSweepCurves(maxPanel.plot, {
         series: [{ name, points: pts('maxWeight') }], refs: [{ name: `uniform: 1/n = ${fmt(1 / n)}`, y: 1 / n, left: true }],  // at the left: the curve meets it at high τ
@@ -114,7 +114,7 @@ export function mount(figure, { run }) {
         `against this figure’s ${n} keys (the exercises step asks it of its own query and ${EXERCISE_4_KEYS} keys): at τ = 0.5√dₖ its largest weight is ${fmt(e05.max)} (entropy ${fmt(e05.entropy)}), ` +
         `at √dₖ ${fmt(e1.max)} (${fmt(e1.entropy)}), at 2√dₖ ${fmt(e2.max)} (${fmt(e2.entropy)}). Halving τ doubles every score gap, so ` +
         `the weight ratios are squared and the pattern concentrates on the leading keys; doubling τ takes their square roots and ` +
-        `the pattern flattens towards 1/n.`,
+        `the pattern flattens towards 1/\u2060n.`,
       ];
       say(lines);
 

@@ -8,13 +8,13 @@ import { keepTrainingCurves, showTrainingCurves, smooth } from '../plots/trainin
 import { nextValues } from '../controls.js';
 import { whenIdle } from '../idle.js';
 import { fmt } from '../format.js';
-import { dataTable, el, fillTable, grid, liveSummary, panel, show } from '../readout.js';
+import { dataTable, detailsFor, el, fillTable, grid, liveSummary, panel, show } from '../readout.js';
 import './training-ablation.css';
 
 export const id = 'training-ablation';
 
 const VARIANTS = ['invSqrtDk', 'none', 'invDk', 'learned'];
-const NAMES = { invSqrtDk: 'α = 1/√dₖ', none: 'α = 1 (none)', invDk: 'α = 1/dₖ', learned: 'α = 1/τ, learned' };
+const NAMES = { invSqrtDk: 'α = 1/\u2060√dₖ', none: 'α = 1 (none)', invDk: 'α = 1/\u2060dₖ', learned: 'α = 1/\u2060τ, learned' };
 const METRICS = ['loss', 'accuracy', 'entropy', 'gradNorm', 'scale'];
 const STEP_BY = 10;
 
@@ -42,11 +42,11 @@ function contrastSentence(r) {
     const v = row.variants, best = VARIANTS.reduce((a, b) => (v[b].loss < v[a].loss ? b : a));
     const ratio = v.none.loss / v.invSqrtDk.loss;
     return `at dₖ = ${row.dk} with ${row.optimizer === 'sgd' ? 'SGD' : 'Adam'} the unscaled run ends with ` +
-      `${ratio >= 1 ? `${fmt(ratio, 2)}× the loss` : `${fmt(1 / ratio, 2)}× less loss`} of the 1/√dₖ run, and ${NAMES[best]} ends lowest`;
+      `${ratio >= 1 ? `${fmt(ratio, 2)}× the loss` : `${fmt(1 / ratio, 2)}× less loss`} of the 1/\u2060√dₖ run, and ${NAMES[best]} ends lowest`;
   });
   return `Seed ${r.seed}, L = ${r.seqLen}: ${parts.join('; ')}. Early in training (first 10 steps) the unscaled runs’ attention entropy is ` +
     `${r.rows.map((row) => fmt(row.variants.none.entropyEarly)).join(', ')} nats in the same order, against ` +
-    `${r.rows.map((row) => fmt(row.variants.invSqrtDk.entropyEarly)).join(', ')} with 1/√dₖ.`;
+    `${r.rows.map((row) => fmt(row.variants.invSqrtDk.entropyEarly)).join(', ')} with 1/\u2060√dₖ.`;
 }
 
 function download(name, type, text) {
@@ -78,13 +78,14 @@ export function mount(figure, { run, cancel }) {
     legend.append(item);
   }
   const panels = { loss: panel('Loss (cross-entropy), log axis'), accuracy: panel('Accuracy on the batch'),
-    entropy: panel('Attention entropy (nats)'), gradNorm: panel('Gradient at the scores ‖∂L/∂s‖, log axis') };
+    entropy: panel('Attention entropy (nats)'), gradNorm: panel('Gradient at the scores ‖∂L/\u2060∂s‖, log axis') };
   for (const p of Object.values(panels)) p.table.remove();
   const runs = panel('Each run at the step shown');
   runs.plot.remove();
   const { table } = runs;
   table.classList.add('training-runs');
   const data = el('div');
+  detailsFor(data, ...Object.values(panels).map((p) => p.plot));  // one table for the four plots
   const summary = liveSummary();
   const contrast = panel(`Small and large dₖ, both optimizers (${CONTRAST.steps} steps, the seed and L above, other settings at their defaults)`);
   contrast.plot.remove();
@@ -158,13 +159,13 @@ export function mount(figure, { run, cancel }) {
 
     const k = Math.max(1, Math.round(at / 10));  // the last 10% of the steps
     const last = (n, m) => tail(shown[n][m], k);
-    fillTable(table, ['run', `loss, last ${k} steps`, 'accuracy', 'entropy', '‖∂L/∂s‖', 'α at the end'],
+    fillTable(table, ['run', `loss, last ${k} steps`, 'accuracy', 'entropy', '‖∂L/\u2060∂s‖', 'α at the end'],
       VARIANTS.map((n) => ({ name: NAMES[n], cells: at ? [fmt(last(n, 'loss')), fmt(last(n, 'accuracy')), fmt(last(n, 'entropy')),
         fmt(last(n, 'gradNorm')), fmt(shown[n].scale.at(-1))] : ['', '', '', '', ''] })));
     if (!running) {  // the long table only once the run stops
       const sm = Object.fromEntries(VARIANTS.map((n) => [n, ['loss', 'accuracy', 'entropy', 'gradNorm'].map((m) => smooth(shown[n][m], 10))]));
       show(data, dataTable('Every tenth step as a table (smoothed as plotted: loss, accuracy, entropy, gradient)',
-        ['step', ...VARIANTS.flatMap((n) => ['loss', 'accuracy', 'entropy', '‖∂L/∂s‖'].map((name) => ({ group: NAMES[n], name })))],
+        ['step', ...VARIANTS.flatMap((n) => ['loss', 'accuracy', 'entropy', '‖∂L/\u2060∂s‖'].map((name) => ({ group: NAMES[n], name })))],
         Array.from({ length: Math.ceil(at / STEP_BY) }, (_, r) => {
           const i = Math.min(at, (r + 1) * STEP_BY) - 1;
           return [i + 1, ...VARIANTS.flatMap((n) => sm[n].map((ys) => fmt(ys[i])))];
@@ -181,7 +182,7 @@ export function mount(figure, { run, cancel }) {
     return `After ${at} steps at dₖ = ${values.dk} (${values.optimizer === 'sgd' ? 'SGD with momentum' : 'Adam'}, learning rate ${values.lr}, ` +
       `seed ${values.seed}), the loss over the last ${k} steps is ${VARIANTS.map((n) => `${fmt(last(n))} for ${NAMES[n]}`).join(', ')}: ` +
       `lowest ${NAMES[ranked[0]]}, highest ${NAMES[ranked.at(-1)]}. Over the first ${early} steps the unscaled run’s attention entropy ` +
-      `averages ${fmt(h('none'))} nats against ${fmt(h('invSqrtDk'))} for 1/√dₖ (uniform: ln ${values.seqLen} = ${fmt(Math.log(values.seqLen))}).`;
+      `averages ${fmt(h('none'))} nats against ${fmt(h('invSqrtDk'))} for 1/\u2060√dₖ (uniform: ln ${values.seqLen} = ${fmt(Math.log(values.seqLen))}).`;
   }
 
   // Shows step `to`, training from `trained` as far as needed and drawing as the chunks arrive;

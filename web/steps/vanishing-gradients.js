@@ -137,9 +137,9 @@ export function mount(figure, { run, ahead }) {
       fillTable(side.table, ['quantity', `query ${r.query}`, 'uniform weights'], [
         { name: 'largest weight', cells: [fmt(Math.max(...x.p)), fmt(1 / n)] },
         // (fmtTiny: a peaked row's ‖J‖ can be 5.5×10⁻⁴³, which fmt writes as 0, the one-hot value)
-        { name: '‖J‖', cells: [fmtTiny(x.frobenius), `√(n−1)/n = ${fmt(r.uniformNorm)}`] },
+        { name: '‖J‖', cells: [fmtTiny(x.frobenius), `√(n−1)/\u2060n = ${fmt(r.uniformNorm)}`] },
         { name: 'largest |Jᵢⱼ|', cells: [fmtTiny(x.maxAbs), fmt((1 - 1 / n) / n)] },
-        { name: 'mean ‖∂p/∂sⱼ‖, j ≠ max', cells: [fmtTiny(x.nonmaxGrad), fmt(Math.sqrt((n - 1) / n) / n)] },
+        { name: 'mean ‖∂p/\u2060∂sⱼ‖, j ≠ max', cells: [fmtTiny(x.nonmaxGrad), fmt(Math.sqrt((n - 1) / n) / n)] },
       ]);
     }
     setTex(formula, formulaOf(r), true);
@@ -175,7 +175,7 @@ export function mount(figure, { run, ahead }) {
       `pᵢ(1 − pᵢ), which the engine computes as ${list(c.diagonal, 3)} (within ${fmt(c.error, 2)}). ` +
       `As a gradient they mislead: each is how one weight responds to its own score. The gradient of p₁ with respect to the four ` +
       `scores is J’s first column, ${list(c.gradP1, 2)} from softmaxBackward, and its entries sum to ${fmt(c.gradP1.reduce((a, v) => a + v, 0))}; ` +
-      `what training sends to the scores is J times ∂L/∂p. The example itself is healthy, as claimed: its ‖J‖ is ${fmt(c.frobenius, 4)}, ` +
+      `what training sends to the scores is J times ∂L/\u2060∂p. The example itself is healthy, as claimed: its ‖J‖ is ${fmt(c.frobenius, 4)}, ` +
       `about as large as for uniform weights over 4 keys, √3/4 = ${fmt(Math.sqrt(3) / 4, 4)}.`,
       `A one-hot p = (1, 0, …, 0) over ${h.n} keys has J = 0 exactly: the engine’s largest |Jᵢⱼ| is ${fmtTiny(h.maxAbsJ)}, and softmaxBackward ` +
       `returns a gradient whose largest entry is ${fmtTiny(h.maxAbsGrad)} for an upstream gradient of norm ${fmt(h.upstreamNorm)}. ` +
@@ -211,7 +211,7 @@ export function mount(figure, { run, ahead }) {
         `${fmtTiny(r.spread.frobenius)} scaled.` +
         (r.peaked.frobenius > r.spread.frobenius
           ? ` This row passes more unscaled: ‖J‖ is largest, ${fmt(r.splitNorm)}, when two weights split the row evenly, and smaller when all ${n} ` +
-            `are equal (√(n−1)/n = ${fmt(r.uniformNorm)}), so a sharper row can pass more until one weight takes over. ` +
+            `are equal (√(n−1)/\u2060n = ${fmt(r.uniformNorm)}), so a sharper row can pass more until one weight takes over. ` +
             'The curves of ‖J‖ against dₖ compare means over many rows.'
           : '');
       figure.done();
