@@ -131,6 +131,17 @@ describe('assumption steps in Chromium', () => {
       expect(legend).toContain(departure === 'rho' ? 'dₖ(1 + ρ²)' : departure === 'layernorm' ? 'dₖ²/\u2060(dₖ − 1)' : 'dₖ, the derivation’s premise');
       const chosen = await page.$eval('#breaking-assumptions tr.chosen th', (th) => th.textContent);
       expect(chosen).toContain('(plotted)');
+      if (departure !== 'student-t') continue;
+      // heavy tails: the right plot's half-widths are in the data table too, under their heading;
+      // normal entries' shrink from dₖ = 2 to 512 as √((2 + 6/2)/(2 + 6/512)), whatever n
+      const data = await page.$eval('#breaking-assumptions details.data-table table', (t) => ({
+        groups: [...t.tHead.rows[0].cells].map((c) => c.textContent),
+        rows: [...t.tBodies[0].rows].map((tr) => [...tr.cells].map((c) => c.textContent)),
+      }));
+      expect(data.groups).toContain('half-width of the interval / dₖ');
+      const normal = data.rows.map((r) => parseNum(r[8]));
+      expect(data.rows[0][0]).toBe('2');
+      expect(normal[0] / normal.at(-1)).toBeCloseTo(Math.sqrt(5 / (2 + 6 / 512)), 1);
     }
     expect(errors).toEqual([]);
     await close();

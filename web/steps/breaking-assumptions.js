@@ -136,6 +136,17 @@ function drawingOf(values, r) {
   } };
 }
 
+// The data table's columns: the mean and the variance of q·k, measured and by the formulas (the
+// derivation's premise, Var = dₖ, beside them); for heavy tails also the right plot's half-widths.
+function dataColumns(departure, pts) {
+  const mean = 'mean of q·k', variance = 'Var(q·k)', width = 'half-width of the interval / dₖ';
+  return ['dₖ', { group: mean, name: 'measured' }, { group: mean, name: 'formula' },
+    ...['measured', '95% interval', 'formula', 'premise, dₖ'].map((name) => ({ group: variance, name })),
+    ...(departure !== 'student-t' ? [] : ['measured', 'normal entries', ...(Number.isFinite(pts[0].tHalfWidth) ? ['Student-t'] : [])]
+      .map((name) => ({ group: width, name })))];
+}
+const widthCells = (p) => [fmt(p.halfWidth, 3), fmt(p.normalHalfWidth, 3), ...(Number.isFinite(p.tHalfWidth) ? [fmt(p.tHalfWidth, 3)] : [])];
+
 export function mount(figure, { run, ahead }) {
   const formula = liveFormula();
   const left = panel('Var(q·k) against dₖ (log–log)');
@@ -169,10 +180,9 @@ export function mount(figure, { run, ahead }) {
       overview.table.tBodies[0].rows[rows.findIndex((r) => r.key === departure)].classList.add('chosen');
 
       const inside = (p) => p.varianceCI[0] <= p.formulaVariance && p.formulaVariance <= p.varianceCI[1];
-      show(data, dataTable('Data: every dₖ, measured and predicted',
-        ['dₖ', 'mean of q·k', 'formula', 'variance', '95% interval', 'formula', 'dₖ'],
+      show(data, dataTable('Data: every dₖ, measured and predicted', dataColumns(departure, pts),
         pts.map((p) => [p.dk, fmt(p.mean, 3), fmt(p.formulaMean, 4), fmt(p.variance, 4), fmtInterval(p.varianceCI, 4),
-          fmt(p.formulaVariance, 4), p.dk])));
+          fmt(p.formulaVariance, 4), p.dk, ...(departure === 'student-t' ? widthCells(p) : [])])));
 
       const covered = pts.filter(inside).length;
       const last = pts.at(-1);
