@@ -4,7 +4,7 @@
 // cell labels are checked here against their cells' colours.
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { heatmapLabelContrasts, startHarness } from './harness.js';
+import { everyFigureReady, heatmapLabelContrasts, startHarness } from './harness.js';
 
 const require = createRequire(import.meta.url);
 let h;
@@ -14,11 +14,7 @@ afterAll(async () => { await h?.close(); });
 describe('accessibility', () => {
   it('every plot has a name and a text alternative: its numbers in its own table, and a summary', async () => {
     const { page, errors, close } = await h.open();
-    const ids = await page.$$eval('main section[id]', (ss) => ss.filter((s) => s.querySelector('figure.live')).map((s) => s.id));
-    for (const id of ids) {
-      await page.locator(`#${id} figure.live`).scrollIntoViewIfNeeded();
-      await page.waitForFunction((s) => document.querySelector(`#${s} figure.live`)?.dataset.state === 'ready', id, { timeout: 60000 });
-    }
+    await everyFigureReady(page);
     const found = await page.evaluate(() => {
       // a plot's own table: the one its box names in aria-details (one table for several plots, or
       // a readout in another panel: readout.js detailsFor), else the one in its panel. Not any table
@@ -49,11 +45,7 @@ describe('accessibility', () => {
     it(`the full page has no serious or critical axe violations (${colorScheme} theme, ${where})`, async () => {
       const { page, errors, close } = await h.open('', { colorScheme, ...options });
       // mount every figure, and let each finish drawing
-      const ids = await page.$$eval('main section[id]', (ss) => ss.filter((s) => s.querySelector('figure.live')).map((s) => s.id));
-      for (const id of ids) {
-        await page.locator(`#${id} figure.live`).scrollIntoViewIfNeeded();
-        await page.waitForFunction((s) => document.querySelector(`#${s} figure.live`)?.dataset.state === 'ready', id, { timeout: 60000 });
-      }
+      await everyFigureReady(page);
       // content-visibility skips rendering far from the viewport, which axe's colour checks need
       await page.addStyleTag({ content: 'main > section { content-visibility: visible !important; }' });
       // and two frames for the boxes that now scroll sideways to be judged (web/scroll-region.js)

@@ -54,6 +54,17 @@ export function readouts(page, stepId) {
     tables.map((t) => [...(t.tBodies[0]?.rows ?? [])].map((r) => [...r.cells].map((c) => c.textContent))));
 }
 
+// Brings every live figure of the page into view in turn (a figure mounts when it nears the
+// viewport) and waits until each is ready; the ids of their steps, in the page's order.
+export async function everyFigureReady(page) {
+  const ids = await page.$$eval('main section[id]', (ss) => ss.filter((s) => s.querySelector('figure.live')).map((s) => s.id));
+  for (const id of ids) {
+    await page.locator(`#${id} figure.live`).scrollIntoViewIfNeeded();
+    await page.waitForFunction((s) => document.querySelector(`#${s} figure.live`)?.dataset.state === 'ready', id, { timeout: 60000 });
+  }
+  return ids;
+}
+
 export const parseNum = (s) => Number(s.replace('−', '-').replace(/,/g, ''));
 
 // Each heatmap's cell labels (in the page's `.heatmap svg:last-child` maps under `selector`) as

@@ -5,7 +5,7 @@
 // fits its plots to itself, and a window that changes size (a tablet turned) draws them again.
 // A live formula flows in a narrow room (web/tex-flow.js): its lines break instead of scrolling.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness } from './harness.js';
+import { everyFigureReady, startHarness } from './harness.js';
 
 let h;
 beforeAll(async () => { h = await startHarness(); });
@@ -16,11 +16,7 @@ const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch:
 describe('on a narrow screen', () => {
   it('every plot is drawn at its displayed size, bar names apart, and the page no wider than the screen', async () => {
     const { page, errors, close } = await h.open('', PHONE);
-    const ids = await page.$$eval('main section[id]', (ss) => ss.filter((s) => s.querySelector('figure.live')).map((s) => s.id));
-    for (const id of ids) {
-      await page.locator(`#${id} figure.live`).scrollIntoViewIfNeeded();
-      await page.waitForFunction((s) => document.querySelector(`#${s} figure.live`)?.dataset.state === 'ready', id, { timeout: 60000 });
-    }
+    await everyFigureReady(page);
     const found = await page.evaluate(() => {
       // plots other than heatmaps (which scale down whole, to keep their cells square) and legends
       const plots = [...document.querySelectorAll('main svg.attnlab-plot')].filter((s) => !s.closest('.heatmap'));
@@ -127,11 +123,7 @@ describe('on a narrow screen', () => {
     // (the sweeps' intervals broke after their comma, “[0.278,” over “0.297]”, and their headers ran
     // to four lines: “q·k (no scale): mean” in a half-width panel)
     const { page, errors, close } = await h.open('', { viewport: { width: 1200, height: 900 } });
-    const ids = await page.$$eval('main section[id]', (ss) => ss.filter((s) => s.querySelector('figure.live')).map((s) => s.id));
-    for (const id of ids) {
-      await page.locator(`#${id} figure.live`).scrollIntoViewIfNeeded();
-      await page.waitForFunction((s) => document.querySelector(`#${s} figure.live`)?.dataset.state === 'ready', id, { timeout: 60000 });
-    }
+    await everyFigureReady(page);
     const found = await page.evaluate(() => {
       document.querySelectorAll('main details.data-table').forEach((d) => { d.open = true; });
       // cells of numbers (words, as shift-vs-scale's “all weights 0 (the sum overflowed)”, may wrap)
@@ -194,11 +186,7 @@ describe('on a narrow screen', () => {
   it('no line breaks after a slash in the text: a word joiner follows every slash not followed by a digit', async () => {
     // (“… so Var(q·k/” ended a line, “√dₖ) = 3.160” began the next; readout.js)
     const { page, errors, close } = await h.open('', PHONE);
-    const ids = await page.$$eval('main section[id]', (ss) => ss.filter((s) => s.querySelector('figure.live')).map((s) => s.id));
-    for (const id of ids) {
-      await page.locator(`#${id} figure.live`).scrollIntoViewIfNeeded();
-      await page.waitForFunction((s) => document.querySelector(`#${s} figure.live`)?.dataset.state === 'ready', id, { timeout: 60000 });
-    }
+    await everyFigureReady(page);
     const found = await page.evaluate(() => {
       const bare = [];
       let count = 0;

@@ -28,7 +28,7 @@ describe('training-ablation in Chromium', () => {
       expect(await p.$$eval('g[aria-label="line"] path', (ps) => ps.length)).toBe(4);
     }
     const rows = await tableRows(page);
-    expect(rows.map((r) => r[0])).toEqual(['α = 1/\u2060√dₖ', 'α = 1 (none)', 'α = 1/\u2060dₖ', 'α = 1/\u2060τ, learned']);
+    expect(rows.map((r) => r[0])).toEqual(['α\u00a0=\u00a01/\u2060√dₖ', 'α\u00a0=\u00a01 (none)', 'α\u00a0=\u00a01/\u2060dₖ', 'α\u00a0=\u00a01/\u2060τ, learned']);
     for (const r of rows) expect(Number(r[1].replace('×10', 'e').replace('⁻', '-'))).toBeGreaterThan(0);
     expect(await page.textContent(`#${ID} .live-summary`)).toMatch(/After 300 steps at dₖ = 128/);
     // the figure is ready only once its report at small and large d_k is in

@@ -14,7 +14,8 @@ import './training-ablation.css';
 export const id = 'training-ablation';
 
 const VARIANTS = ['invSqrtDk', 'none', 'invDk', 'learned'];
-const NAMES = { invSqrtDk: 'α = 1/\u2060√dₖ', none: 'α = 1 (none)', invDk: 'α = 1/\u2060dₖ', learned: 'α = 1/\u2060τ, learned' };
+// (“α = …” is one unit, its spaces no-break ones: in a narrow table a line broke after the “=”)
+const NAMES = { invSqrtDk: 'α\u00a0=\u00a01/\u2060√dₖ', none: 'α\u00a0=\u00a01 (none)', invDk: 'α\u00a0=\u00a01/\u2060dₖ', learned: 'α\u00a0=\u00a01/\u2060τ, learned' };
 const METRICS = ['loss', 'accuracy', 'entropy', 'gradNorm', 'scale'];
 const STEP_BY = 10;
 
