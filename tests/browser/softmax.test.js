@@ -182,7 +182,7 @@ describe('the source texts’ numbers are shown next to computed ones', () => {
     const verdicts = await page.textContent('#vanishing-gradients .softmax-verdicts');
     expect(verdicts).toContain('[0.210, 0.210, 0.160, 0.160]');
     expect(verdicts).toContain('[0.21, −0.090, −0.060, −0.060]');
-    expect(verdicts).toContain('largest |Jᵢⱼ| is 0, and softmaxBackward returns a gradient whose largest entry is 0');
+    expect(verdicts).toContain('largest |Jᵢⱼ| is 0, and its backward pass returns a gradient whose largest entry is 0');
     // the forum row (−20, 3, 25, −15): its float32 ‖J‖ lacks J₃₃ (p₃ rounds to 1), √3·p₂; by hand it is 2·p₂
     const [, f32, exact] = verdicts.match(/‖J‖ is (\S+) in float32, where p₃ rounds to exactly 1 .*?‖J‖ = (\S+)\./);
     const p2 = Math.exp(-22) / (1 + Math.exp(-22) + Math.exp(-45) + Math.exp(-40));

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createEngine } from '../../web/engine.js';
 import { drain, run } from './drain.js';
 import { setupScores } from '../../web/experiments/setup.js';
-import { FOURTH_MOMENT, besselK0, productDensity, productVariance } from '../../web/experiments/product-variance.js';
+import { FOURTH_MOMENT, besselK0, binMean, productDensity, productVariance } from '../../web/experiments/product-variance.js';
 import { SWEEP_DK, dotVariance, dotVarianceSweep, sweepPairs } from '../../web/experiments/dot-variance.js';
 import { borrowEntries, sampleDots } from '../../web/experiments/chunks.js';
 
@@ -78,6 +78,22 @@ describe('product-variance: XY for independent entries', () => {
       expect(second).toBeCloseTo(1, 6);
     }
     expect(productDensity('rademacher')).toBeNull();
+  });
+
+  it('a bin\'s exact mean density is finite at the spike, and the bins\' means integrate to 1', () => {
+    // uniform entries, in closed form: ∫ ln(3/x)/6 dx = x(ln(3/x) + 1)/6
+    const u = productDensity('uniform'), F = (x) => (x * (Math.log(3 / x) + 1)) / 6;
+    expect(binMean(u, -0.1, 0.1)).toBeCloseTo((2 * F(0.1)) / 0.2, 6);  // the bar over the spike
+    expect(binMean(u, 0.1, 0.3)).toBeCloseTo((F(0.3) - F(0.1)) / 0.2, 6);
+    expect(binMean(u, -3.1, -2.9)).toBeCloseTo((F(3) - F(2.9)) / 0.2, 5);  // the kink at 3 inside
+    // normal entries: bars of 0.2 over ±40 hold all the mass; the centre bar, from K₀'s series
+    // near 0, ∫₀ᵃ K₀ ≈ a(1 − γ − ln(a/2)) + (a³/12)(4/3 − γ − ln(a/2)), is (2/π)·0.34216/0.2 = 1.0891
+    const f = productDensity('normal');
+    let total = 0;
+    for (let b = 0; b < 401; b++) total += 0.2 * binMean(f, -40.1 + 0.2 * b, -39.9 + 0.2 * b);
+    expect(total).toBeCloseTo(1, 6);
+    expect(binMean(f, -0.1, 0.1)).toBeCloseTo(1.0891, 3);
+    expect(binMean(f, 0.1, 0.3)).toBeLessThan(binMean(f, -0.1, 0.1));
   });
 
   it('measures variance 1 for every entry law, kurtosis E[X⁴]², and states its own uncertainty', () => {

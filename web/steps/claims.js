@@ -91,7 +91,7 @@ export const CLAIMS = [
     kind: 'test', test: (r) => Math.max(...r.values) < Math.max(...r.alt), show: (r) => vec(r.values),
     note: (r) => `Softer than the unscaled example, but still ${fmt(Math.max(...r.values))} on one key, because the example is an extreme draw: ` +
       `typical scaled rows of four put ${fmt(r.typical.maxWeight.mean)} on their top key.` },
-  { id: 'unit-var', sources: ['000', '002', '003'], step: 'dot-variance', quote: '“The scaled scores have unit variance, regardless of dimension”', context: 'q·k/\u2060√dₖ at dₖ = 64',
+  { id: 'unit-var', sources: ['002', '000', '003'], step: 'dot-variance', quote: '“The scaled scores have unit variance, regardless of dimension”', context: 'q·k/\u2060√dₖ at dₖ = 64',
     compute: { op: 'dotVariance', dk: 64, scale: 'sqrt' }, kind: 'sampled', stated: () => [1] },
   { id: 'xavier', sources: ['000'], step: 'initialization', quote: '“initialized to keep activations near unit variance (Xavier initialization)”', context: 'a 512 → 64 projection of N(0, 1) inputs',
     compute: { op: 'xavier', fanIn: 512, fanOut: 64, rows: 32 }, kind: 'judgement', verdict: 'misleading',
@@ -100,7 +100,7 @@ export const CLAIMS = [
       `${fmt(r.theory)} for a ${r.fanIn} → ${r.fanOut} head.` },
 
   // ---- 001: the blog post
-  { id: 'overflow', sources: ['001', '002'], step: 'shift-vs-scale', quote: '“Softmax can overflow with large inputs”', context: 'exp(x)/\u2060Σexp(x) in float32 for [100, 102, 103]',
+  { id: 'overflow', sources: ['002', '001'], step: 'shift-vs-scale', quote: '“Softmax can overflow with large inputs”', context: 'exp(x)/\u2060Σexp(x) in float32 for [100, 102, 103]',
     compute: { op: 'overflow', x: [100, 102, 103] }, kind: 'test',
     test: (r) => r.naive.some((v) => !Number.isFinite(v)) && r.stable.every(Number.isFinite),
     show: (r) => `as written ${vec(r.naive)}; max subtracted ${vec(r.stable)}` },
@@ -133,7 +133,7 @@ export const CLAIMS = [
   { id: 'constant', sources: ['001'], step: 'dot-variance', quote: '“dividing by sqrt(d_k) keeps the standard deviation roughly constant”', context: 'std of q·k/\u2060√dₖ at dₖ = 64 and 512',
     compute: { op: 'scaledStds', dks: [64, 512] }, kind: 'sampled', stated: () => [1, 1],
     show: (r, ctx) => `${pm(r.values[0], r.se[0])} and ${pm(r.values[1], r.se[1])} (${seeded(r, ctx)})` },
-  { id: 'near-uniform', sources: ['001', '003'], step: 'scaling-choices', quote: '“causing the softmax to produce nearly uniform distributions”', context: 'scores divided by dₖ = 64, eight keys',
+  { id: 'near-uniform', sources: ['003', '001'], step: 'scaling-choices', quote: '“causing the softmax to produce nearly uniform distributions”', context: 'scores divided by dₖ = 64, eight keys',
     compute: { op: 'rowsMean', dk: 64, n: 8, rows: 100, scales: ['dk'] }, kind: 'test', test: (r) => nearlyUniform(r.rows[0].entropy.mean, r.n),
     show: (r, ctx) => `mean entropy ${fmt(r.rows[0].entropy.mean, 4)} of log ${r.n} = ${fmt(r.logN, 4)}; mean max weight ${fmt(r.values[0])} (1/\u2060n = ${fmt(r.uniform)}; ${r.count} queries, seed ${ctx.seed})` },
 
@@ -253,7 +253,10 @@ export function mount(figure, { run }) {
     tr.dataset.claim = c.id;
     const src = tr.insertCell();
     src.className = 'claims-source';
-    src.textContent = c.sources.join(' · ');
+    // the quote is the first source's words; the others make the same claim in their own
+    const [quoted, ...also] = c.sources;
+    src.textContent = quoted;
+    if (also.length) src.append(el('span', 'claims-also', `also ${also.join(' · ')}`));
     src.title = c.sources.map((s) => `${s}: ${SOURCES[s]}`).join('; ');
     const claim = el('th');
     claim.scope = 'row';

@@ -214,7 +214,7 @@ export function mount(figure, { run }) {
         `multiplied by it too, so with SGD the change a step makes to a score is dₖ = ${fmtInt(r.dk)} times larger without the scale than with it, ` +
         `for the same gradient at the scores. ` +
         `Which effect wins depends on the learning rate: the unscaled run may stall, or pull ahead and then overshoot. ` +
-        `The 1/\u2060√dₖ run starts the same way at every dₖ, so one learning rate serves them all: compare a small and a large dₖ in the training step.`);
+        `With the scale, the spread of the scores and the size of their steps no longer grow with dₖ, so one learning rate can serve small and large dₖ alike: compare them in the training step.`);
     },
     4(r) {
       const keys = Array.from({ length: r.n }, (_, j) => `k${sub(j + 1)}`);

@@ -183,7 +183,18 @@ export function mount(figure, { run, cancel }) {
     return `After ${at} steps at dₖ = ${values.dk} (${values.optimizer === 'sgd' ? 'SGD with momentum' : 'Adam'}, learning rate ${values.lr}, ` +
       `seed ${values.seed}), the loss over the last ${k} steps is ${VARIANTS.map((n) => `${fmt(last(n))} for ${NAMES[n]}`).join(', ')}: ` +
       `lowest ${NAMES[ranked[0]]}, highest ${NAMES[ranked.at(-1)]}. Over the first ${early} steps the unscaled run’s attention entropy ` +
-      `averages ${fmt(h('none'))} nats against ${fmt(h('invSqrtDk'))} for 1/\u2060√dₖ (uniform: ln ${values.seqLen} = ${fmt(Math.log(values.seqLen))}).`;
+      `averages ${fmt(h('none'))} nats against ${fmt(h('invSqrtDk'))} for 1/\u2060√dₖ (uniform: ln ${values.seqLen} = ${fmt(Math.log(values.seqLen))}). ` +
+      learnedPath(shown.learned, k);
+  }
+
+  // The learned scale's path: α = 1/τ from its start to now, and, when it has grown and the loss
+  // has climbed back from its lowest, why: a larger α sharpens the softmax toward saturation.
+  function learnedPath({ scale, loss, entropy }, k) {
+    const lowest = loss.reduce((b, v, i) => (v < loss[b] ? i : b), 0);
+    const grew = scale.at(-1) > 2 * scale[0], climbed = tail(loss, k) > 2 * loss[lowest];
+    return `The learned run’s α = 1/\u2060τ went from ${fmt(scale[0])} to ${fmt(scale.at(-1))}` +
+      (grew && climbed ? `; its loss was lowest at step ${lowest + 1} (${fmt(loss[lowest])}) and has climbed since, its entropy down to ` +
+        `${fmt(entropy.at(-1))} nats: a growing α sharpens the softmax toward the saturation of the vanishing-gradients step.` : '.');
   }
 
   // Shows step `to`, training from `trained` as far as needed and drawing as the chunks arrive;

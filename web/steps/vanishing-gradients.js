@@ -133,7 +133,7 @@ export function mount(figure, { run, ahead }) {
     const maps = mapsOf(r);
     for (const [side, x, label] of [[peaked, r.peaked, 'no scale'], [spread, r.spread, `÷√${r.dk}`]]) {
       showHeatmap(side.plot, maps[label], dataTable(`J (${label}) as a table`, ['i\u00a0\\\u00a0j', ...names], names.map((nm, i) =>
-        [nm, ...Array.from(x.J.subarray(i * n, (i + 1) * n), (v) => fmt(v))]), shownTable(side.plot)));
+        [nm, ...Array.from(x.J.subarray(i * n, (i + 1) * n), (v) => fmtTiny(v))]), shownTable(side.plot)));  // a −7.7×10⁻¹³ is not the one-hot row's exact 0
       fillTable(side.table, ['quantity', `query ${r.query}`, 'uniform weights'], [
         { name: 'largest weight', cells: [fmt(Math.max(...x.p)), fmt(1 / n)] },
         // (fmtTiny: a peaked row's ‖J‖ can be 5.5×10⁻⁴³, which fmt writes as 0, the one-hot value)
@@ -174,14 +174,14 @@ export function mount(figure, { run, ahead }) {
       `The course text’s (source 002) “gradients ≈ ${quote(c.claimed, 2)}” for weights ${quote(c.p, 1)} are right as the diagonal of J, ` +
       `pᵢ(1 − pᵢ), which the engine computes as ${list(c.diagonal, 3)} (within ${fmt(c.error, 2)}). ` +
       `As a gradient they mislead: each is how one weight responds to its own score. The gradient of p₁ with respect to the four ` +
-      `scores is J’s first column, ${list(c.gradP1, 2)} from softmaxBackward, and its entries sum to ${fmt(c.gradP1.reduce((a, v) => a + v, 0))}; ` +
+      `scores, ∂p₁/\u2060∂sⱼ, is row 1 of J (its column 1 too: J is symmetric), ${list(c.gradP1, 2)} from the engine’s backward pass, and its entries sum to ${fmt(c.gradP1.reduce((a, v) => a + v, 0))}; ` +
       `what training sends to the scores is J times ∂L/\u2060∂p. The example itself is healthy, as claimed: its ‖J‖ is ${fmt(c.frobenius, 4)}, ` +
       `about as large as for uniform weights over 4 keys, √3/4 = ${fmt(Math.sqrt(3) / 4, 4)}.`,
-      `A one-hot p = (1, 0, …, 0) over ${h.n} keys has J = 0 exactly: the engine’s largest |Jᵢⱼ| is ${fmtTiny(h.maxAbsJ)}, and softmaxBackward ` +
+      `A one-hot p = (1, 0, …, 0) over ${h.n} keys has J = 0 exactly: the engine’s largest |Jᵢⱼ| is ${fmtTiny(h.maxAbsJ)}, and its backward pass ` +
       `returns a gradient whose largest entry is ${fmtTiny(h.maxAbsGrad)} for an upstream gradient of norm ${fmt(h.upstreamNorm)}. ` +
       `The forum post’s (source 000) unscaled row ${quote(h.forum.scores)} is one-hot but for ${fmt(nonMaxMass(h.forum.p), 2)}, ` +
       `and its ‖J‖ is ${fmt(h.forum.frobenius, 2)}${roundedToOne(h.forum)}.`,
-      `In float32, a weight below ${fmtPow(2, -149)} ≈ ${fmtPow('e', Math.log(2 ** -149))} rounds to 0, so a saturated row can be exactly one-hot: without the scale, ` +
+      `In float32, a weight at or below ${fmtPow(2, -150)} ≈ ${fmtPow('e', Math.log(2 ** -150))} (half the smallest number above 0, ${fmtPow(2, -149)}) rounds to 0, so a saturated row can be exactly one-hot: without the scale, ` +
       oneHotAt(s.scales.none.oneHot[last], s.rows, s.dks[last]),
     ];
     say(lines);
