@@ -190,7 +190,7 @@ export function* claimsCheck(engine, { seed, pairs, claims }) {
         return { worst, smallest };
       };
       const byDk = err(1 / dk), bySqrt = err(1 / Math.sqrt(dk));
-      return { values: [byDk.worst], byDk, bySqrt, epsilon: 2 ** -23, tiniest: 2 ** -126, dk, n, rows };
+      return { values: [byDk.worst], byDk, bySqrt, unitRoundoff: 2 ** -24, tiniest: 2 ** -126, dk, n, rows };
     },
   };
 

@@ -173,7 +173,7 @@ export const CLAIMS = [
   { id: 'float-small', sources: ['003'], step: 'scaling-choices', quote: '“very small values might be harder to handle precisely in floating-point”', context: 'float softmax of q·k/\u2060dₖ vs. double, dₖ = 64',
     compute: { op: 'precision', dk: 64, n: 8, rows: 16 }, kind: 'judgement', verdict: 'misleading',
     show: (r, ctx) => `largest relative error ${fmt(r.byDk.worst)} (with 1/\u2060√dₖ: ${fmt(r.bySqrt.worst)}; seed ${ctx.seed})`,
-    why: (r) => `Floating point has the same relative precision for small numbers as for large ones (2⁻²³ ≈ ${fmt(r.epsilon)}): ` +
+    why: (r) => `Floating point has the same relative precision for small numbers as for large ones (float32’s unit roundoff, 2⁻²⁴ ≈ ${fmt(r.unitRoundoff, 2)}, at every size): ` +
       `scores of size ${short(r.byDk.smallest)} and up are far above the smallest normal float, 2⁻¹²⁶ ≈ ${short(r.tiniest, 2)}, ` +
       `and the weights come out as accurately as with 1/\u2060√dₖ.` },
 ];
