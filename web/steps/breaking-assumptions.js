@@ -13,7 +13,7 @@ const DEPARTURE_LABELS = {
   mean: 'non-zero mean μ',
   rho: 'correlation ρ between qᵢ and kᵢ',
   'student-t': 'heavy tails (Student-t, ν degrees of freedom)',
-  layernorm: 'LayerNorm’d vectors',
+  layernorm: 'LayerNorm on q and k (QK-norm)',
 };
 
 export const params = {
@@ -79,7 +79,7 @@ function overviewRows({ mu, rho, df }) {
     { key: 'mean', name: `mean ${whole(`μ = ${num(mu)}`)}`, cells: [mu === 0 ? `none (${whole('μ = 0')})` : 'mean 0', whole(`1 + 2μ² = ${fmt(1 + 2 * mu * mu, 4)}`), whole(`√dₖ·μ² = ${fmt(mu * mu, 3)}·√dₖ`), mu === 0 ? `yes (${whole('μ = 0')})` : 'no'] },
     { key: 'rho', name: `correlation ${whole(`ρ = ${num(rho)}`)}`, cells: [rho === 0 ? `none (${whole('ρ = 0')})` : 'q independent of k', whole(`1 + ρ² = ${fmt(1 + rho * rho, 4)}`), whole(`√dₖ·ρ = ${fmt(rho, 3)}·√dₖ`), rho === 0 ? `yes (${whole('ρ = 0')})` : 'no'] },
     { key: 'student-t', name: `Student-t, ${whole(`ν = ${df}`)}`, cells: [`none it uses (${whole(`m₄ = ${m4}`)}, not 3)`, '1', '0', 'yes, but samples show it slowly'] },
-    { key: 'layernorm', name: 'LayerNorm', cells: ['independent entries', whole('dₖ/\u2060(dₖ − 1)'), '0', `nearly: exactly only as ${whole('dₖ → ∞')}`] },
+    { key: 'layernorm', name: 'LayerNorm on q, k', cells: ['independent entries', whole('dₖ/\u2060(dₖ − 1)'), '0', `nearly: exactly only as ${whole('dₖ → ∞')}`] },
   ];
 }
 
@@ -189,7 +189,7 @@ export function mount(figure, { run, ahead }) {
       const offLine = pts.filter((p) => p.dk < p.varianceCI[0] || p.dk > p.varianceCI[1]).length;
       const what = {
         mean: `a mean μ = ${num(values.mu)}`, rho: `a correlation ρ = ${num(values.rho)}`,
-        'student-t': `Student-t entries with ν = ${values.df}`, layernorm: 'LayerNorm’d vectors',
+        'student-t': `Student-t entries with ν = ${values.df}`, layernorm: 'q and k LayerNorm’d',
       }[departure];
       const mean = (f) => pts.reduce((s, p) => s + f(p), 0) / pts.length;
       const widthRatio = mean((p) => p.halfWidth / p.normalHalfWidth);
