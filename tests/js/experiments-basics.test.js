@@ -123,6 +123,11 @@ describe('product-variance: XY for independent entries', () => {
     const { counts, lo, hi } = r.summary;
     expect(counts.length % 2).toBe(1);  // a bin centred on 0, where the density has its spike
     expect(lo).toBe(-hi);
+    // beside the counts, the exact density's mean over each bin: finite over the spike (1.0891 for
+    // bins of 0.2, from K₀'s series above); ±1 entries have no density
+    expect(r.exactBars).toHaveLength(counts.length);
+    expect(r.exactBars[(counts.length - 1) / 2]).toBeCloseTo(1.0891, 3);
+    expect(run(productVariance(engine, { count: 1000, seed: 7, distribution: 'rademacher' })).exactBars).toBeNull();
     const w = (hi - lo) / counts.length, f = productDensity('normal');
     let chi2 = 0, dof = 0;
     counts.forEach((c, b) => {

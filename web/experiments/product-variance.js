@@ -1,6 +1,7 @@
 // (eq:product-variance) experiments, and the theory they are compared with. See chunks.js for the
 // generator contract.
 import { sampleDots } from './chunks.js';
+import { simpson } from './quadrature.js';
 
 // E[X⁴] of the standardized entry distributions (mean 0, variance 1):
 //   normal 3;  uniform on [−√3, √3]: 3²/5 = 9/5;  Rademacher (±1): 1.
@@ -40,15 +41,18 @@ export function productDensity(distribution) {
 // whose integrand is smooth and decays like t·e^(−t) (the spike is logarithmic); elsewhere f is
 // smooth. Composite Simpson in both cases.
 export function binMean(f, a, b) {
-  const simpson = (g, lo, hi, m) => {
-    const h = (hi - lo) / m;
-    let sum = g(lo) + g(hi);
-    for (let i = 1; i < m; i++) sum += (i % 2 ? 4 : 2) * g(lo + i * h);
-    return (sum * h) / 3;
-  };
   const fromZero = (c) => simpson((t) => (t === 0 ? f(c) : f(c * Math.exp(-t))) * c * Math.exp(-t), 0, 40, 400);
   const mass = (lo, hi) => (hi <= 0 ? mass(-hi, -lo) : lo < 0 ? fromZero(-lo) + fromZero(hi) : lo === 0 ? fromZero(hi) : simpson(f, lo, hi, 16));
   return mass(a, b) / (b - a);
+}
+
+// The exact density's mean over each of `bins` bins of [lo, hi] (null for ±1 entries, which have
+// none): a few ms per law, so kept.
+const bars = new Map();
+function exactBars(distribution, lo, hi, bins) {
+  const f = productDensity(distribution), key = `${distribution} ${lo} ${hi} ${bins}`, w = (hi - lo) / bins;
+  if (f && !bars.has(key)) bars.set(key, Array.from({ length: bins }, (_, b) => binMean(f, lo + b * w, lo + (b + 1) * w)));
+  return f ? bars.get(key) : null;
 }
 
 // (eq:product-variance) Sample `count` products XY (dot products with d_k = 1: the product
@@ -61,6 +65,7 @@ export function* productVariance(engine, { count, seed, distribution = 'normal',
   return {
     count, seed, distribution,
     summary,
+    exactBars: exactBars(distribution, -half, half, bins),
     fourth: { value: summary.fourth, ci: summary.fourthCI },
     kurtosis: { value: summary.kurtosis, se: summary.kurtosisSE, ci: summary.kurtosisCI },
   };

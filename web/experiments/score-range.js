@@ -2,20 +2,14 @@
 // largest and the smallest of n scores are at least r apart, exactly, for the sampled rows to be
 // checked against (experiments/softmax-saturation.js's softmaxSpreadOdds, the claims table).
 
+import { simpson } from './quadrature.js';
+
 // Standard normal CDF through erfc (Numerical Recipes' erfcc, fractional error below 1.2e-7).
 function normCdf(z) {
   const x = Math.abs(z) / Math.SQRT2, t = 1 / (1 + 0.5 * x);
   const erfc = t * Math.exp(-x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 +
     t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))));
   return z >= 0 ? 1 - erfc / 2 : erfc / 2;
-}
-
-// Simpson's rule for f on [a, b] with m (even) intervals.
-function simpson(f, a, b, m) {
-  const h = (b - a) / m;
-  let s = f(a) + f(b);
-  for (let i = 1; i < m; i++) s += (i % 2 ? 4 : 2) * f(a + i * h);
-  return (s * h) / 3;
 }
 
 // log Γ(x) for x > 0 (Lanczos, g = 7, 9 terms: ~15 digits).

@@ -69,6 +69,9 @@ function describeDeparture(departure, { mu, rho, df }) {
   }
 }
 
+// Heavy tails with a finite fourth moment (ν > 4): the formula gives the intervals' widths.
+const hasTWidths = (pts) => Number.isFinite(pts[0].tHalfWidth);
+
 // The four departures side by side, from the formulas at the current strengths: what each breaks
 // and what the 1/√d_k scaling leaves. The words wrap; a formula is one unit, its spaces no-break
 // ones (a line broke inside “1 + 2μ² = 1.500”).
@@ -113,7 +116,7 @@ function drawingOf(values, r) {
   // right: what 1/√d_k leaves, or (heavy tails) how wide the intervals are
   if (departure === 'student-t') {
     const lines = [{ name: 'normal entries: 1.96·√((2 + 6/\u2060dₖ)/\u2060n)', points: pts.map((p) => ({ x: p.dk, y: p.normalHalfWidth })) }];
-    if (Number.isFinite(pts[0].tHalfWidth)) lines.push({ name: `Student-t ν = ${values.df}: 1.96·√((2 + (m₄² − 3)/\u2060dₖ)/\u2060n)`, points: pts.map((p) => ({ x: p.dk, y: p.tHalfWidth })) });
+    if (hasTWidths(pts)) lines.push({ name: `Student-t ν = ${values.df}: 1.96·√((2 + (m₄² − 3)/\u2060dₖ)/\u2060n)`, points: pts.map((p) => ({ x: p.dk, y: p.tHalfWidth })) });
     const widths = pts.map((p) => p.halfWidth);
     // the y axis ends on the powers of ten around the values: another seed's values (the
     // widths at small d_k scatter by half their size) then share it, and their marks move in place
@@ -142,10 +145,10 @@ function dataColumns(departure, pts) {
   const mean = 'mean of q·k', variance = 'Var(q·k)', width = 'half-width of the interval / dₖ';
   return ['dₖ', { group: mean, name: 'measured' }, { group: mean, name: 'formula' },
     ...['measured', '95% interval', 'formula', 'premise, dₖ'].map((name) => ({ group: variance, name })),
-    ...(departure !== 'student-t' ? [] : ['measured', 'normal entries', ...(Number.isFinite(pts[0].tHalfWidth) ? ['Student-t'] : [])]
+    ...(departure !== 'student-t' ? [] : ['measured', 'normal entries', ...(hasTWidths(pts) ? ['Student-t'] : [])]
       .map((name) => ({ group: width, name })))];
 }
-const widthCells = (p) => [fmt(p.halfWidth, 3), fmt(p.normalHalfWidth, 3), ...(Number.isFinite(p.tHalfWidth) ? [fmt(p.tHalfWidth, 3)] : [])];
+const widthCells = (p) => [p.halfWidth, p.normalHalfWidth, ...(Number.isFinite(p.tHalfWidth) ? [p.tHalfWidth] : [])].map((x) => fmt(x, 3));
 
 export function mount(figure, { run, ahead }) {
   const formula = liveFormula();
@@ -195,7 +198,7 @@ export function mount(figure, { run, ahead }) {
       const widthRatio = mean((p) => p.halfWidth / p.normalHalfWidth);
       // the formula's width needs m₄ (ν > 4); the sample's own fourth moment, from which the intervals
       // are built, is itself erratic and mostly too small while the eighth moment is infinite (ν ≤ 8)
-      const formulaRatio = Number.isFinite(pts[0].tHalfWidth) ? mean((p) => p.tHalfWidth / p.normalHalfWidth) : null;
+      const formulaRatio = hasTWidths(pts) ? mean((p) => p.tHalfWidth / p.normalHalfWidth) : null;
       const verdict = departure === 'student-t'
         ? `the line dₖ lies inside the 95% interval at ${covered} of ${pts.length} values of dₖ, and the intervals are on average ` +
           `${fmt(widthRatio, 3)} times as wide as normal entries would give` +

@@ -4,18 +4,11 @@ import { showDensityHistogram } from '../plots/density-histogram.js';
 import { normalPdf } from '../plots/histogram.js';
 import { fmt, fmtInt, fmtInterval, fmtShort } from '../format.js';
 import { dataTable, fillTable, grid, liveFormula, liveSummary, panel, setTex, show } from '../readout.js';
-import { FOURTH_MOMENT, binMean, productDensity } from '../experiments/product-variance.js';
+import { FOURTH_MOMENT, productDensity } from '../experiments/product-variance.js';
 import './product-variance.css';
 
 export const id = 'product-variance';
 
-// The exact density's mean over each bin of a histogram, per law and bins: a few ms, so once.
-const bars = new Map();
-function exactBars(distribution, density, lo, w, n) {
-  const key = `${distribution} ${lo} ${w} ${n}`;
-  if (!bars.has(key)) bars.set(key, Array.from({ length: n }, (_, b) => binMean(density, lo + b * w, lo + (b + 1) * w)));
-  return bars.get(key);
-}
 
 export const params = {
   count: { kind: 'stops', values: [1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000], default: 50000,
@@ -76,12 +69,11 @@ export function mount(figure, { run }) {
       const w = (s.hi - s.lo) / s.counts.length;
       // beside each bar's density, the exact density's mean over the bar: what the bar estimates
       // (at the centre bin's centre the density itself is infinite)
-      const exact = mass ? null : exactBars(distribution, density, s.lo, w, s.counts.length);
       show(alt, dataTable('The histogram as a table', ['bin centre', 'count', ...(mass ? ['share of the samples'] : ['density', `${law.density}, mean over the bin`])],
         Array.from(s.counts, (c, b) => {
           const x = Math.round((s.lo + (b + 0.5) * w) * 1e9) / 1e9;  // the centre bin's centre is 0, not 10⁻¹⁶
           if (mass) return [fmt(x, 2), fmtInt(c), fmt(c / s.n)];
-          return [fmt(x, 2), fmtInt(c), fmt(c / (s.n * w)), fmt(exact[b])];
+          return [fmt(x, 2), fmtInt(c), fmt(c / (s.n * w)), fmt(r.exactBars[b])];
         })));
 
       const rows = [
